@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - `pager COMMAND [ARGS]`: one command with subcommands, in the
+ * manner of git or ip. Options are parsed by each subcommand.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "sim", cmd_sim, "replay a page-reference trace through a policy" },
+	{ "gen", cmd_gen, "generate a synthetic trace" },
+	{ "convert", cmd_convert, "convert a trace between formats" },
+};
+
+int pgr_usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fputs("pager: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fputs(usage, stderr);
+	return 2;
+}
+
+static void help(FILE *out)
+{
+	fputs("usage: pager COMMAND [ARGS]\n\ncommands:\n", out);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fputs("\n'pager COMMAND --help' describes each. docs/ has the rest.\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		help(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		help(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("pager " PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "pager: unknown command '%s'\n", argv[1]);
+	help(stderr);
+	return 2;
+}

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - declarations shared by the files of policy/, not by callers.
+ *
+ * One struct pol holds everything: the caller's descriptors, the groups
+ * with their lruvecs, the tunables and the global counters. Groups are
+ * kept in an array indexed by id; the tree is first_child/next_sibling
+ * links, walked in pre-order as the kernel's mem_cgroup_iter() does.
+ */
+#ifndef POL_INTERNAL_H
+#define POL_INTERNAL_H
+
+#include "pol.h"
+
+#define DEF_PRIORITY		12
+#define SWAP_CLUSTER_MAX	32
+#define MAX_RECLAIM_RETRIES	16
+
+enum { TYPE_ANON = 0, TYPE_FILE = 1 };
+
+/* A list of page (or inode) indices: head is the most recent end. */
+struct pol_list {
+	uint32_t head;
+	uint32_t tail;
+	uint64_t nr;
+};
+
+struct lruvec {
+	struct pol_list lists[POL_NR_LRU];
+	uint64_t nonresident_age;	/* §5.1: evictions + activations */
+	uint64_t refaults[2];		/* WORKINGSET_ACTIVATE at last snapshot */
+	uint64_t anon_cost;		/* §4.3, decayed */
+	uint64_t file_cost;
+	uint64_t recent_scanned[2];	/* §4.2 rotation model, decayed */
+	uint64_t recent_rotated[2];
+	uint64_t stale_inactive_file;	/* vm.debug.lru_size_skew view */
+};
+
+struct group {
+	char name[POL_GROUP_NAME];
+	bool live;
+	int parent;			/* -1 for the root */
+	int first_child;		/* -1: none */
+	int next_sibling;		/* -1: none */
+	struct lruvec lv;
+	uint64_t usage;			/* pages charged, hierarchical */
+	uint64_t min, low, max;		/* memory.min/low/max, pages */
+	uint64_t emin, elow;		/* effective protection, last computed */
+	struct pol_list inode_lru;	/* unused inodes, for the shrinker */
+	uint64_t nr_inodes;		/* live inodes charged here */
+	uint64_t shrink_deferred;	/* inode shrinker work carried over */
+	uint64_t stats[POL_NR_EVENTS];	/* own events, as memory.stat */
+};
+
+/* vm.balance.mode: where the refault rule of §3 lives. */
+enum balance_mode { BAL_LEGACY419, BAL_SEED000, BAL_ROOT55 };
+/* vm.balance.cost_model, §4.2/§4.3. */
+enum cost_model { COST_ROTATION57, COST_IO58, COST_IO_ROT62 };
+/* vm.workingset.size_rule, §5.3. */
+enum ws_rule { WS_FILE_ACTIVE47, WS_ANON58, WS_FULL59 };
+/* vm.min_filelist_mode, §8. */
+enum minfile_mode { MINFILE_SHRINK_LIST2010, MINFILE_SCAN_ANON_CROS };
+
+struct tunables {
+	int swappiness;			/* vm.swappiness, 0..200 */
+	int watermark_scale_factor;	/* 1..3000 */
+	int64_t min_free_kbytes;	/* -1: derived from the budget */
+	int laptop_mode;
+	int vfs_cache_pressure;
+	int64_t min_filelist_kbytes;	/* seed 004 */
+	int min_filelist_mode;		/* enum minfile_mode */
+	int min_filelist_counts_reclaimable;
+	int oom_max_no_progress;
+	int anon_starts_active;		/* vm.lru.anon_starts_active, ≤5.8 */
+	int swapin_activate;		/* vm.lru.swapin_activate, ≤5.8 */
+	int use_once_mapped;		/* seed 001 */
+	int exec_first_use;
+	int shared_multi_ref;
+	int anon_use_once;
+	int balance_mode;		/* enum balance_mode; seed 000 */
+	int inactive_ratio;		/* 0: the kernel formula */
+	int cost_model;			/* enum cost_model */
+	int cache_trim_mode;
+	int cache_trim_retry;		/* seed 002 */
+	int kswapd_cache_trim_retry;
+	int64_t lru_size_skew;		/* vm.debug.lru_size_skew, pages */
+	int writeback_from_reclaim;
+	int proportional_latch;		/* ≤5.10 shrink_lruvec adjustment */
+	int ws_size_rule;		/* enum ws_rule */
+	int ws_legacy_age;
+	int64_t ws_max_shadows;		/* -1: the budget */
+	int ws_ignore_write_refaults;
+	int protect_inode_cache;	/* seed 003 */
+	int keep_cached_off_lru;	/* 5.16 inode rule */
+	int memory_recursiveprot;
+};
+
+struct pol {
+	char *pages;			/* caller's descriptors */
+	size_t stride;
+	uint32_t nr_pages;
+	struct pol_inode *inodes;
+	uint32_t nr_inodes;
+	const struct pol_backend *be;
+	void *ctx;
+
+	uint64_t budget;		/* pages */
+	uint64_t nr_allocated;		/* descriptors in use */
+	struct pol_list free_list;
+	uint64_t wmark_min, wmark_low, wmark_high;
+
+	struct tunables t;
+	struct group *groups;		/* POL_MAX_GROUPS of them */
+	unsigned int nr_groups;
+	uint64_t total[POL_NR_EVENTS];	/* /proc/vmstat view */
+
+	uint64_t nr_shadows;		/* live shadow entries */
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_live_inodes;
+
+	bool kswapd_woken;
+	unsigned int kswapd_failures;
+	unsigned int no_progress_loops;	/* allocator retries, §6.6 */
+};
+
+/* The reclaimer's state for one invocation (struct scan_control). */
+struct scan_control {
+	uint64_t nr_to_reclaim;
+	int priority;
+	int root;			/* reclaim root group */
+	bool kswapd;			/* reclaimer is kswapd */
+	bool limit;			/* group limit reclaim (cgroup_reclaim) */
+	bool may_writepage;
+	bool may_unmap;
+	bool may_swap;
+	bool ignore_references;		/* MADV_PAGEOUT */
+	bool memcg_low_reclaim;		/* ignore memory.low this pass */
+	bool memcg_low_skipped;		/* a group was skipped for its low */
+	bool force_deactivate;
+	bool skipped_deactivate;
+	bool cache_trim_mode;
+	bool cache_trim_mode_failed;	/* a trim pass reclaimed nothing */
+	bool no_cache_trim_mode;	/* kswapd's retry turned it off */
+	bool file_is_tiny;
+	bool may_deactivate[2];
+	uint64_t anon_cost, file_cost;	/* root's costs at pass start */
+	uint64_t nr_scanned;		/* inactive pages scanned */
+	uint64_t nr_reclaimed;
+	uint64_t nr_pageout;		/* pages written by this reclaimer */
+};
+
+/* Descriptor access. */
+static inline struct pol_page *pg(const struct pol *pol, uint32_t i)
+{
+	return (struct pol_page *)(pol->pages + (size_t)i * pol->stride);
+}
+
+static inline bool page_is_file(const struct pol_page *p)
+{
+	return !(p->flags & POL_PG_SWAPBACKED);
+}
+
+static inline int lru_type(enum pol_lru lru)
+{
+	return lru >= POL_LRU_INACTIVE_FILE;
+}
+
+static inline bool lru_is_active(enum pol_lru lru)
+{
+	return lru == POL_LRU_ACTIVE_ANON || lru == POL_LRU_ACTIVE_FILE;
+}
+
+static inline enum pol_lru lru_of(int type, bool active)
+{
+	return (enum pol_lru)(type * 2 + active);
+}
+
+/* list.c */
+void pol__list_init(struct pol_list *l);
+void pol__list_add_head(struct pol *pol, struct pol_list *l, uint32_t i);
+void pol__list_add_tail(struct pol *pol, struct pol_list *l, uint32_t i);
+void pol__list_del(struct pol *pol, struct pol_list *l, uint32_t i);
+void pol__ilist_add_head(struct pol *pol, struct pol_list *l, uint32_t i);
+void pol__ilist_add_tail(struct pol *pol, struct pol_list *l, uint32_t i);
+void pol__ilist_del(struct pol *pol, struct pol_list *l, uint32_t i);
+
+/* stats.c */
+void pol__count(struct pol *pol, int group, enum pol_item item, uint64_t nr);
+void pol__count_global(struct pol *pol, const struct scan_control *sc, int group,
+		  enum pol_item item, uint64_t nr);
+void pol__emit(struct pol *pol, const struct pol_event *ev);
+
+/* group.c */
+struct group *pol__grp(const struct pol *pol, int id);
+int pol__group_next(const struct pol *pol, int id, int root);
+bool pol__group_is_descendant(const struct pol *pol, int id, int root);
+uint64_t pol__lru_size(const struct pol *pol, int group, enum pol_lru lru,
+		  bool hier);
+uint64_t pol__item_hier(const struct pol *pol, int group, enum pol_item item);
+void pol__charge(struct pol *pol, int group, int64_t nr);
+void pol__calculate_protection(struct pol *pol, int root, int group);
+
+/* lru.c */
+void pol__lru_add(struct pol *pol, uint32_t i, enum pol_lru lru, bool tail);
+void pol__lru_del(struct pol *pol, uint32_t i);
+void pol__lru_move(struct pol *pol, uint32_t i, enum pol_lru lru, bool tail);
+void pol__put_free(struct pol *pol, uint32_t i);
+void pol__activate_page(struct pol *pol, uint32_t i);
+
+/* workingset.c */
+uint64_t pol__workingset_eviction(struct pol *pol, uint32_t i, int root);
+void pol__workingset_age(struct pol *pol, int group, uint64_t nr);
+bool pol__workingset_refault(struct pol *pol, uint32_t i, uint64_t shadow);
+void pol__note_cost(struct pol *pol, int group, int type, uint64_t io,
+	       uint64_t rotated);
+void pol__shadow_shrink(struct pol *pol);
+
+/* refs.c */
+enum verdict { V_ACTIVATE, V_KEEP, V_RECLAIM, V_RECLAIM_CLEAN };
+enum verdict pol__check_references(const struct pol *pol, struct pol_page *p,
+			      const struct pol_refs *r);
+bool pol__in_use(const struct pol_page *p, const struct pol_refs *r);
+
+/* scan.c */
+uint64_t pol__shrink_inactive_list(struct pol *pol, int group, enum pol_lru lru,
+			      uint64_t nr, struct scan_control *sc);
+void pol__shrink_active_list(struct pol *pol, int group, enum pol_lru lru,
+			uint64_t nr, struct scan_control *sc);
+
+/* balance.c */
+bool pol__inactive_is_low(const struct pol *pol, int group, int type, bool hier);
+bool pol__legacy_inactive_list_is_low(const struct pol *pol, int group, int type,
+				 bool actual_reclaim);
+bool pol__can_reclaim_anon(const struct pol *pol, const struct scan_control *sc);
+bool pol__anon_aging_possible(const struct pol *pol);
+bool pol__file_is_low(const struct pol *pol, const struct scan_control *sc);
+void pol__get_scan_count(struct pol *pol, int group, struct scan_control *sc,
+		    uint64_t nr[POL_NR_LRU]);
+
+/* reclaim.c */
+void pol__shrink_node(struct pol *pol, struct scan_control *sc);
+uint64_t pol__do_try_to_free_pages(struct pol *pol, struct scan_control *sc);
+void pol__snapshot_refaults(struct pol *pol, int root);
+
+/* inode.c */
+void pol__shrink_slab(struct pol *pol, int group, struct scan_control *sc);
+
+/* watermark.c */
+void pol__setup_watermarks(struct pol *pol);
+
+/* tunables.c */
+void pol__tunables_init(struct tunables *t);
+
+#endif /* POL_INTERNAL_H */
