@@ -36,8 +36,9 @@ static void node_push(struct sim *s, uint64_t id)
 		/* Compact the consumed head away before growing. */
 		size_t live = s->node_tail - s->node_head;
 
-		memmove(s->node_fifo, s->node_fifo + s->node_head,
-			live * sizeof(*s->node_fifo));
+		if (live)
+			memmove(s->node_fifo, s->node_fifo + s->node_head,
+				live * sizeof(*s->node_fifo));
 		s->node_head = 0;
 		s->node_tail = live;
 		pgr_grow(&s->node_fifo, &s->node_cap, live + 1,
@@ -46,9 +47,13 @@ static void node_push(struct sim *s, uint64_t id)
 	s->node_fifo[s->node_tail++] = id;
 }
 
+/* A node counter: resident pages in bits 8-14, shadows in bits 0-7, and
+ * bit 15 while the node waits in the FIFO (so it is queued once). */
+#define NODE_QUEUED	0x8000
+
 static bool shadow_only(uint16_t c)
 {
-	return (c >> 8) == 0 && (c & 0xff) != 0;
+	return ((c >> 8) & 0x7f) == 0 && (c & 0xff) != 0;
 }
 
 /* Apply a change of (resident, shadow) counts to one node counter. */
@@ -56,11 +61,15 @@ static void node_update(struct sim *s, uint16_t *c, int dres, int dsh,
 			uint64_t id)
 {
 	bool was = shadow_only(*c);
+	unsigned int res = ((*c >> 8) & 0x7f) + dres, sh = (*c & 0xff) + dsh;
 
-	*c = (uint16_t)((((*c >> 8) + dres) << 8) | ((*c & 0xff) + dsh));
+	*c = (uint16_t)((*c & NODE_QUEUED) | res << 8 | sh);
 	if (!was && shadow_only(*c)) {
 		s->nr_shadow_nodes++;
-		node_push(s, id);
+		if (!(*c & NODE_QUEUED)) {
+			*c |= NODE_QUEUED;
+			node_push(s, id);
+		}
 	} else if (was && !shadow_only(*c)) {
 		s->nr_shadow_nodes--;
 	}
@@ -82,9 +91,9 @@ void sim_slot_set(struct sim *s, uint32_t inode, uint32_t off, uint64_t v)
 
 static void swap_shadow_set(struct sim *s, uint32_t slot, uint64_t shadow)
 {
-	int dsh = !!shadow - !!s->swap_shadow[slot];
+	int dsh = !!shadow - !!s->swap[slot].shadow;
 
-	s->swap_shadow[slot] = shadow;
+	s->swap[slot].shadow = shadow;
 	if (dsh)
 		node_update(s, &s->swap_chunk[slot >> CHUNK_SHIFT], 0, dsh,
 			    NODE_SWAP | (slot >> CHUNK_SHIFT));
@@ -92,9 +101,9 @@ static void swap_shadow_set(struct sim *s, uint32_t slot, uint64_t shadow)
 
 static void swap_cache_set(struct sim *s, uint32_t slot, uint32_t page)
 {
-	int dres = (page != T_NONE) - (s->swap_cache[slot] != T_NONE);
+	int dres = (page != T_NONE) - (s->swap[slot].cache != T_NONE);
 
-	s->swap_cache[slot] = page;
+	s->swap[slot].cache = page;
 	if (dres)
 		node_update(s, &s->swap_chunk[slot >> CHUNK_SHIFT], dres, 0,
 			    NODE_SWAP | (slot >> CHUNK_SHIFT));
@@ -105,28 +114,32 @@ static uint64_t be_shadow_nodes(void *ctx)
 	return ((struct sim *)ctx)->nr_shadow_nodes;
 }
 
-/* Drop every shadow of one node; true if it was shadow-only. */
+/* Take node @id off the FIFO: drop its shadows if it is still
+ * shadow-only (return true), else leave it (it is queued again when it
+ * becomes shadow-only again). */
 static bool drop_node(struct sim *s, uint64_t id)
 {
-	if (id & NODE_SWAP) {
-		uint32_t c = (uint32_t)id, first = c << CHUNK_SHIFT;
+	uint32_t c = (uint32_t)id, first = c << CHUNK_SHIFT;
 
+	if (id & NODE_SWAP) {
+		s->swap_chunk[c] &= (uint16_t)~NODE_QUEUED;
 		if (!shadow_only(s->swap_chunk[c]))
 			return false;
-		for (uint32_t i = first; i < first + 64;
-		     i++) {
-			if (s->swap_shadow[i]) {
-				pol_shadow_forget(s->pol, s->swap_shadow[i]);
+		for (uint32_t i = first; i < first + 64; i++) {
+			if (s->swap[i].shadow) {
+				pol_shadow_forget(s->pol, s->swap[i].shadow);
 				swap_shadow_set(s, i, 0);
 			}
 		}
 		return true;
 	} else {
 		uint32_t ino = (uint32_t)(id >> 32) & 0x7fffffff;
-		uint32_t c = (uint32_t)id, first = c << CHUNK_SHIFT;
 		struct sim_inode *n = &s->inodes[ino];
 
-		if (!n->chunk || !shadow_only(n->chunk[c]))
+		if (!n->chunk)
+			return false;
+		n->chunk[c] &= (uint16_t)~NODE_QUEUED;
+		if (!shadow_only(n->chunk[c]))
 			return false;
 		for (uint32_t i = first; i < first + 64 && i < n->npages; i++) {
 			if (slot_tag(n->slot[i]) == SLOT_SHADOW) {
@@ -154,17 +167,12 @@ static void swap_grow(struct sim *s)
 {
 	uint32_t old = s->swap_cap, cap = old ? old * 2 : 1024;
 
-	s->swap_map = pgr_xrealloc(s->swap_map, cap, sizeof(*s->swap_map));
-	s->swap_cache = pgr_xrealloc(s->swap_cache, cap,
-				     sizeof(*s->swap_cache));
-	s->swap_shadow = pgr_xrealloc(s->swap_shadow, cap,
-				      sizeof(*s->swap_shadow));
+	s->swap = pgr_xrealloc(s->swap, cap, sizeof(*s->swap));
 	s->swap_chunk = pgr_xrealloc(s->swap_chunk, cap >> CHUNK_SHIFT,
 				     sizeof(*s->swap_chunk));
 	s->swap_free = pgr_xrealloc(s->swap_free, cap, sizeof(*s->swap_free));
-	memset(s->swap_map + old, 0, (cap - old) * sizeof(*s->swap_map));
-	memset(s->swap_cache + old, 0xff, (cap - old) * sizeof(*s->swap_cache));
-	memset(s->swap_shadow + old, 0, (cap - old) * sizeof(*s->swap_shadow));
+	for (uint32_t i = old; i < cap; i++)
+		s->swap[i] = (struct sim_swap){ 0, T_NONE, 0 };
 	memset(s->swap_chunk + (old >> CHUNK_SHIFT), 0,
 	       ((cap - old) >> CHUNK_SHIFT) * sizeof(*s->swap_chunk));
 	/* Lowest slots on top of the stack, so they are used first. */
@@ -182,7 +190,7 @@ static uint32_t swap_alloc(struct sim *s)
 	if (!s->nr_swap_free)
 		swap_grow(s);
 	slot = s->swap_free[--s->nr_swap_free];
-	s->swap_map[slot] = 0;
+	s->swap[slot].map = 0;
 	s->swap_used++;
 	if (s->swap_used > s->swap_peak)
 		s->swap_peak = s->swap_used;
@@ -192,10 +200,10 @@ static uint32_t swap_alloc(struct sim *s)
 /* Drop one reference to @slot; free it when none is left. */
 void sim_swap_put(struct sim *s, uint32_t slot)
 {
-	if (--s->swap_map[slot])
+	if (--s->swap[slot].map)
 		return;
-	if (s->swap_shadow[slot]) {
-		pol_shadow_forget(s->pol, s->swap_shadow[slot]);
+	if (s->swap[slot].shadow) {
+		pol_shadow_forget(s->pol, s->swap[slot].shadow);
 		swap_shadow_set(s, slot, 0);
 	}
 	s->swap_free[s->nr_swap_free++] = slot;
@@ -206,7 +214,7 @@ void sim_swap_put(struct sim *s, uint32_t slot)
  * (consumed: the refault test is the shadow's last use). */
 uint64_t sim_swap_claim(struct sim *s, uint32_t slot, uint32_t page)
 {
-	uint64_t shadow = s->swap_shadow[slot];
+	uint64_t shadow = s->swap[slot].shadow;
 
 	swap_shadow_set(s, slot, 0);
 	swap_cache_set(s, slot, page);
@@ -228,7 +236,7 @@ static bool be_swap_drop(void *ctx, uint32_t i)
 	struct sim_page *p = spage(s, i);
 
 	/* Page tables of other processes still point at the slot. */
-	if (p->swap == T_NONE || s->swap_map[p->swap] > 1)
+	if (p->swap == T_NONE || s->swap[p->swap].map > 1)
 		return false;
 	swap_cache_set(s, p->swap, T_NONE);
 	sim_swap_put(s, p->swap);
@@ -350,7 +358,7 @@ static enum pol_writeout be_writeout(void *ctx, uint32_t i)
 
 		if (slot == T_NONE)
 			return POL_WRITEOUT_FAILED;
-		s->swap_map[slot] = 1;		/* the swap cache's */
+		s->swap[slot].map = 1;		/* the swap cache's */
 		swap_cache_set(s, slot, i);
 		p->swap = slot;
 	}
@@ -387,7 +395,7 @@ static int be_evict(void *ctx, uint32_t i, uint64_t shadow)
 	}
 	for_each_anon_mapping(s, r, p, i) {
 		s->regions[r].slot[p->off] = (uint64_t)p->swap << 2 | SLOT_SWAP;
-		s->swap_map[p->swap]++;
+		s->swap[p->swap].map++;
 	}
 	swap_cache_set(s, p->swap, T_NONE);
 	swap_shadow_set(s, p->swap, shadow);
@@ -468,7 +476,26 @@ static void be_free_inode(void *ctx, uint32_t ino)
 	n->cached = false;
 }
 
+/* Start loading what be_young() will read for page @i. */
+static void be_prefetch(void *ctx, uint32_t i)
+{
+	struct sim *s = ctx;
+	const struct sim_page *p = spage(s, i);
+	const struct sim_region *r;
+
+	if (is_anon_page(p)) {
+		r = &s->regions[p->obj];
+		if (r->slot)
+			__builtin_prefetch(&r->slot[p->off]);
+	} else if (s->inodes[p->obj].nr_mappers) {
+		r = &s->regions[s->inodes[p->obj].mappers[0]];
+		if (p->off >= r->foff && p->off - r->foff < r->npages)
+			__builtin_prefetch(&r->fmap[p->off - r->foff]);
+	}
+}
+
 const struct pol_backend sim_backend = {
+	.prefetch = be_prefetch,
 	.young = be_young,
 	.unmap = be_unmap,
 	.writeout = be_writeout,

@@ -188,7 +188,7 @@ static int swap_in(struct sim *s, uint32_t r, uint32_t off, uint32_t slot,
 		   bool write)
 {
 	int group = proc_group(s, r);
-	uint32_t i = s->swap_cache[slot];
+	uint32_t i = s->swap[slot].cache;
 
 	if (i != T_NONE) {
 		/* Another process brought it back: a swap-cache hit. */
@@ -245,7 +245,10 @@ static int anon_access(struct sim *s, uint32_t r, uint32_t off, bool write)
 
 /* ---- file pages ---------------------------------------------------------- */
 
-static void inode_use(struct sim *s, uint32_t ino)
+/* A user of file @ino comes, from @group. A file without a group of its
+ * own is charged to the group of its first user, as the kernel charges
+ * an inode to the memcg of the task that allocates it. */
+static void inode_use(struct sim *s, uint32_t ino, int group)
 {
 	struct sim_inode *n = &s->inodes[ino];
 
@@ -254,6 +257,8 @@ static void inode_use(struct sim *s, uint32_t ino)
 		n->chunk = pgr_xcalloc((n->npages >> 6) + 1, sizeof(*n->chunk));
 	}
 	if (!n->cached) {
+		if (s->t->inodes[ino].group == T_NONE)
+			n->group = group;
 		pol_inode_init(s->pol, ino, n->group);
 		n->cached = true;
 	} else {
@@ -353,7 +358,7 @@ static int do_fd(struct sim *s, const struct ev *e)
 	int group = e->aux == 0xffff ? POL_ROOT : s->groups[e->aux];
 	bool write = e->flags & EVF_WRITE;
 
-	inode_use(s, e->obj);
+	inode_use(s, e->obj, group);
 	for (uint32_t k = 0; k < e->len; k++) {
 		uint32_t i = cache_page(s, e->obj, e->off + k, group, T_NONE,
 					write && (e->flags & EVF_FULLPAGE));
@@ -421,7 +426,7 @@ static void region_start(struct sim *s, uint32_t r)
 	R->live = true;
 	if (R->inode != T_NONE) {
 		R->fmap = pgr_xcalloc(R->npages, 1);
-		inode_use(s, R->inode);
+		inode_use(s, R->inode, s->procs[R->proc].group);
 		mapper_add(s, R->inode, r);
 	}
 }
@@ -450,7 +455,7 @@ static void do_clone(struct sim *s, const struct ev *e)
 			uint64_t v = src->slot[o];
 
 			if (slot_tag(v) == SLOT_SWAP)
-				s->swap_map[v >> 2]++;
+				s->swap[v >> 2].map++;
 			if (slot_tag(v) == SLOT_PAGE)
 				v &= ~(uint64_t)SLOT_YOUNG;
 			R->slot[o] = v;
@@ -710,6 +715,21 @@ static void background(struct sim *s)
 	sim_writeback_flush(s);
 }
 
+/* How many events ahead the replay loop starts loading the slot an
+ * access will touch: enough to cover a memory miss at a few ns an event. */
+#define LOOKAHEAD 16
+
+static void prefetch_event(const struct sim *s, const struct ev *e)
+{
+	const struct sim_region *R;
+
+	if (e->op != EV_ACCESS)
+		return;
+	R = &s->regions[e->obj];
+	if (R->slot)
+		__builtin_prefetch(&R->slot[e->off]);
+}
+
 int sim_run(struct sim *s)
 {
 	const struct trace *t = s->t;
@@ -717,6 +737,9 @@ int sim_run(struct sim *s)
 	for (size_t k = 0; k < t->nr_ev; k++) {
 		const struct ev *e = &t->ev[k];
 		const char *what;
+
+		if (k + LOOKAHEAD < t->nr_ev)
+			prefetch_event(s, &t->ev[k + LOOKAHEAD]);
 
 		if (e->op == EV_ACCESS) {
 			if (do_access(s, e))

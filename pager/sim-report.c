@@ -130,9 +130,11 @@ static uint32_t page_states(const struct sim *s, const struct t_expect *x)
 			return ST_ABSENT | ST_UNMAPPED;
 		v = R->slot ? R->slot[x->off] : 0;
 		if (!v && R->inode != T_NONE) {
-			/* A file page through this mapping. */
-			fv = s->inodes[R->inode].slot ?
-			     s->inodes[R->inode].slot[R->foff + x->off] : 0;
+			/* A file page through this mapping (none past EOF). */
+			const struct sim_inode *n = &s->inodes[R->inode];
+			uint64_t fp = R->foff + x->off;
+
+			fv = n->slot && fp < n->npages ? n->slot[fp] : 0;
 			mapped = R->fmap[x->off] & FMAP_MAPPED;
 			v = fv;
 		} else {
@@ -148,7 +150,7 @@ static uint32_t page_states(const struct sim *s, const struct t_expect *x)
 		break;
 	case SLOT_SWAP:
 		st |= ST_ABSENT | ST_SWAPPED;
-		if (s->swap_shadow[v >> 2])
+		if (s->swap[v >> 2].shadow)
 			st |= ST_SHADOW;
 		break;
 	case SLOT_PAGE:

@@ -155,9 +155,7 @@ void sim_destroy(struct sim *s)
 	free(s->inodes);
 	free(s->procs);
 	free(s->groups);
-	free(s->swap_map);
-	free(s->swap_cache);
-	free(s->swap_shadow);
+	free(s->swap);
 	free(s->swap_chunk);
 	free(s->swap_free);
 	free(s->node_fifo);

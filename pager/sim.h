@@ -11,9 +11,9 @@
  *                      fmap[]: file regions: is the file page mapped here,
  *                      young
  *   inode (a file)     slot[]: page cache: resident page or shadow entry
- *   swap               map[]: references to each slot; cache[]: the
- *                      resident page holding it; shadow[]: the shadow of
- *                      a slot whose page was evicted
+ *   swap               per slot: references to it, the resident page
+ *                      holding it (swap cache), the shadow of a slot
+ *                      whose page was evicted
  *
  * Young bits are set by accesses, as hardware does, and tested and
  * cleared by the policy through the backend, as an rmap walk does.
@@ -50,6 +50,13 @@ struct sim_page {
 	uint32_t swap;		/* swap slot it holds as swap cache, or T_NONE */
 };
 _Static_assert(sizeof(struct sim_page) == 32, "32 bytes of metadata a page");
+
+/* A swap slot: everything a swap-in or eviction touches, in one line. */
+struct sim_swap {
+	uint32_t map;		/* references: page tables + swap cache */
+	uint32_t cache;		/* resident page holding the slot, T_NONE */
+	uint64_t shadow;	/* shadow of the evicted page, 0: none */
+};
 
 struct sim_region {
 	uint64_t *slot;		/* anon pages, allocated on first use */
@@ -112,10 +119,8 @@ struct sim {
 	int *groups;		/* trace group index -> policy group */
 
 	/* swap */
-	uint32_t *swap_map;	/* references: page tables + swap cache */
-	uint32_t *swap_cache;	/* resident page holding the slot */
-	uint64_t *swap_shadow;	/* shadow of an evicted slot's page */
-	uint16_t *swap_chunk;	/* shadows per 64 slots */
+	struct sim_swap *swap;	/* per slot */
+	uint16_t *swap_chunk;	/* node counters per 64 slots */
 	uint32_t *swap_free;	/* stack of free slots */
 	uint32_t nr_swap_free;
 	uint64_t swap_used, swap_peak;

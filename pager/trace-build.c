@@ -398,6 +398,20 @@ int tb_munmap(struct tb *b, int64_t pid, uint64_t s, uint64_t e)
 	return 0;
 }
 
+/* Does any extent of @p map pages [from, to) of @region? */
+static bool region_mapped_in(const struct t_proc *p, uint32_t region,
+			     uint32_t from, uint32_t to)
+{
+	for (size_t i = 0; i < p->nr_ext; i++) {
+		const struct t_extent *x = &p->ext[i];
+		uint32_t end = x->roff + (uint32_t)(x->end - x->start);
+
+		if (x->region == region && x->roff < to && from < end)
+			return true;
+	}
+	return false;
+}
+
 int tb_mremap(struct tb *b, int64_t pid, uint64_t os, uint64_t oe,
 	      uint64_t ns, uint64_t ne)
 {
@@ -420,8 +434,10 @@ int tb_mremap(struct tb *b, int64_t pid, uint64_t os, uint64_t oe,
 	region = xp->region;
 	roff = xp->roff + (uint32_t)(os - xp->start);
 	r = &b->t->regions[region];
-	if (nlen > olen && roff + olen != r->npages)
-		return fail(b, "can only grow a mapping at its end");
+	if (nlen > olen && region_mapped_in(p, region, roff + (uint32_t)olen,
+					    roff + (uint32_t)nlen))
+		return fail(b, "cannot grow into pages of the mapping that are "
+			    "mapped elsewhere");
 	if (roff + nlen > UINT32_MAX / 2)
 		return fail(b, "mapping too large");
 	if (nlen < olen) {
@@ -432,9 +448,11 @@ int tb_mremap(struct tb *b, int64_t pid, uint64_t os, uint64_t oe,
 	unmap_range(b, pi, ns, ne);	/* MREMAP_FIXED over what was there */
 	r = &b->t->regions[region];
 	if (nlen > olen) {
-		r->npages = roff + (uint32_t)nlen;
 		r->mapped += (uint32_t)(nlen - olen);
-		emit(b, EV_RESIZE, 0, 0, region, 0, r->npages);
+		if (roff + nlen > r->npages) {
+			r->npages = roff + (uint32_t)nlen;
+			emit(b, EV_RESIZE, 0, 0, region, 0, r->npages);
+		}
 	}
 	p = &b->t->procs[pi];
 	ext_insert(p, ext_lower(p, ns),

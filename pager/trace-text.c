@@ -315,6 +315,9 @@ static int cmd_group(struct cmd *c)
 
 	if (c->argc < 2 || strlen(c->argv[1]) >= sizeof(g.name))
 		return bad(c, "missing or too long group name");
+	if (strspn(c->argv[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		   "0123456789_.-") != strlen(c->argv[1]))
+		return bad(c, "group names are letters, digits, '_', '.', '-'");
 	strcpy(g.name, c->argv[1]);
 	for (int i = 2; i < c->argc; i++) {
 		const char *v = opt(c, i, "parent");

@@ -33,7 +33,6 @@ struct lruvec {
 	uint64_t file_cost;
 	uint64_t recent_scanned[2];	/* §4.2 rotation model, decayed */
 	uint64_t recent_rotated[2];
-	uint64_t stale_inactive_file;	/* vm.debug.lru_size_skew view */
 };
 
 struct group {

@@ -175,6 +175,10 @@ struct pol_backend {
 	uint64_t (*shadow_shrink)(void *ctx, uint64_t nr);
 	/* Trace event (see docs/trace.md). */
 	void (*event)(void *ctx, const struct pol_event *ev);
+	/* A hint: young() will soon be asked about @page. A scan hands over
+	 * its whole batch first, so the backend can start the memory loads
+	 * that would otherwise stall one after another. */
+	void (*prefetch)(void *ctx, uint32_t page);
 };
 
 /* ---- setup -------------------------------------------------------------- */

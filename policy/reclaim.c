@@ -162,26 +162,21 @@ static void shrink_node_memcgs(struct pol *pol, struct scan_control *sc,
 	}
 }
 
-/* The inactive-file size cache_trim_mode reads: exact, or with
- * vm.debug.lru_size_skew the stale view of a per-CPU counter (§4.6). */
-static uint64_t trim_inactive_file(struct pol *pol, int root)
+/*
+ * The inactive-file size cache_trim_mode reads. The kernel reads it from
+ * per-CPU counters whose undrained deltas can make an empty list look
+ * like 33 or 50 pages (seed 002); vm.debug.lru_size_skew adds that error,
+ * per group, to the exact size the pager has.
+ */
+static uint64_t trim_inactive_file(const struct pol *pol, int root)
 {
-	uint64_t sum = 0;
+	uint64_t groups = 0;
 
-	if (!pol->t.lru_size_skew)
-		return pol__lru_size(pol, root, POL_LRU_INACTIVE_FILE, true);
-	for (int g = root; g >= 0; g = pol__group_next(pol, g, root)) {
-		struct lruvec *lv = &pol__grp(pol, g)->lv;
-		uint64_t real = lv->lists[POL_LRU_INACTIVE_FILE].nr;
-		uint64_t seen = lv->stale_inactive_file;
-		uint64_t diff = real > seen ? real - seen : seen - real;
-
-		/* Folded only when the drift passes the threshold. */
-		if (diff > (uint64_t)pol->t.lru_size_skew)
-			lv->stale_inactive_file = seen = real;
-		sum += seen;
-	}
-	return sum;
+	if (pol->t.lru_size_skew)
+		for (int g = root; g >= 0; g = pol__group_next(pol, g, root))
+			groups++;
+	return pol__lru_size(pol, root, POL_LRU_INACTIVE_FILE, true) +
+	       groups * (uint64_t)pol->t.lru_size_skew;
 }
 
 /* prepare_scan_control() (5.5+): decisions taken once per node pass. */

@@ -278,6 +278,8 @@ static void isolate(struct pol *pol, struct pol_list *from,
 		pol__list_del(pol, from, i);
 		pg(pol, i)->lru = POL_LRU_ISOLATED;
 		pol__list_add_tail(pol, to, i);
+		if (pol->be->prefetch)
+			pol->be->prefetch(pol->ctx, i);
 	}
 }
 

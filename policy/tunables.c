@@ -97,7 +97,8 @@ static const struct tunable table[] = {
 	BOOL("vm.kswapd_cache_trim_retry", NULL, kswapd_cache_trim_retry,
 	     "kswapd retries its loop without cache_trim_mode (6.10+)"),
 	INT64("vm.debug.lru_size_skew", NULL, lru_size_skew, 0, INT64_C(1) << 32,
-	    "pages of per-CPU-counter drift in the size cache_trim_mode reads"),
+	    "pages of per-CPU counter error (per group) in the inactive file "
+	      "size cache_trim_mode reads (seed 002)"),
 	BOOL("vm.reclaim.writeback_from_reclaim", NULL, writeback_from_reclaim,
 	     "kswapd writes dirty file pages itself"),
 	BOOL("vm.reclaim.proportional_latch", NULL, proportional_latch,

@@ -123,6 +123,8 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *r)
 {
 	struct t_be *b = ctx;
 
+	if (i >= T_BE_PAGES)
+		return;			/* beyond the script: idle, unmapped */
 	r->young = b->young[i];
 	r->vmflags = b->vmflags[i];
 	r->mapped = b->mapped[i];
@@ -133,7 +135,7 @@ static int be_unmap(void *ctx, uint32_t i)
 {
 	struct t_be *b = ctx;
 
-	if (!b->unmap_err)
+	if (!b->unmap_err && i < T_BE_PAGES)
 		b->mapped[i] = false;
 	return b->unmap_err;
 }

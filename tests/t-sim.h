@@ -29,10 +29,12 @@ uint64_t t_phase(const struct sim *s, const char *phase, const char *name);
 
 /* A policy over @nr descriptors driven by hand: the backend reports
  * what the test scripts in struct t_be and records what it was asked. */
+#define T_BE_PAGES 4096		/* pages the script covers */
+
 struct t_be {
-	uint32_t young[4096];		/* young mappings per page, consumed */
-	uint32_t vmflags[4096];
-	bool mapped[4096];
+	uint32_t young[T_BE_PAGES];	/* young mappings per page, consumed */
+	uint32_t vmflags[T_BE_PAGES];
+	bool mapped[T_BE_PAGES];
 	int unmap_err;			/* what unmap returns */
 	enum pol_writeout writeout;	/* what writeout returns */
 	int evict_err;
