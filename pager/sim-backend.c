@@ -331,9 +331,18 @@ static int be_unmap(void *ctx, uint32_t i)
 	struct sim_page *p = spage(s, i);
 
 	if (is_anon_page(p)) {
-		for_each_anon_mapping(s, r, p, i)
-			s->regions[r].slot[p->off] &=
-				~(uint64_t)(SLOT_MAPPED | SLOT_YOUNG);
+		bool dirty = false;
+
+		for_each_anon_mapping(s, r, p, i) {
+			uint64_t *slot = &s->regions[r].slot[p->off];
+
+			dirty |= *slot & SLOT_DIRTY;
+			*slot &= ~(uint64_t)(SLOT_MAPPED | SLOT_YOUNG |
+					     SLOT_DIRTY);
+		}
+		/* The PTE's dirty bit passes to the page. */
+		if (dirty)
+			pol_page_dirty(s->pol, i, true);
 		return 0;
 	}
 	for (uint32_t k = 0; k < s->inodes[p->obj].nr_mappers; k++) {

@@ -233,13 +233,10 @@ static int anon_access(struct sim *s, uint32_t r, uint32_t off, bool write)
 	i = slot_page(v);
 	if (!(v & SLOT_MAPPED))
 		fault(s, proc_group(s, r), false);	/* unmapped, resident */
-	*slot = v | SLOT_MAPPED | SLOT_YOUNG;
-	if (!write)
-		return 0;
-	if (!(s->regions[r].flags & R_SHARED) && shared_anon(s, r, off, i))
+	if (write && !(s->regions[r].flags & R_SHARED) &&
+	    shared_anon(s, r, off, i))
 		return cow_anon(s, r, off);
-	if (s->pages[i].pol.flags & (POL_PG_SWAPCACHE | POL_PG_LAZYFREE))
-		pol_page_dirty(s->pol, i, true);	/* the copy is stale */
+	*slot = v | SLOT_MAPPED | SLOT_YOUNG | (write ? SLOT_DIRTY : 0);
 	return 0;
 }
 
@@ -338,12 +335,14 @@ static int do_access(struct sim *s, const struct ev *e)
 	if (!R->live)
 		return 0;
 	s->c.refs++;
-	/* The fast path: a mapped anon page, its young bit set by "hardware". */
-	if (R->slot && !write) {
+	/* The fast path: a mapped anon page, its young (and dirty) bit set
+	 * by "hardware"; a write to a page shared since fork is a COW. */
+	if (R->slot && (!write || R->family == e->obj)) {
 		uint64_t v = R->slot[e->off];
 
 		if ((v & (3 | SLOT_MAPPED)) == (SLOT_PAGE | SLOT_MAPPED)) {
-			R->slot[e->off] = v | SLOT_YOUNG;
+			R->slot[e->off] = v | SLOT_YOUNG |
+					  (write ? SLOT_DIRTY : 0);
 			return 0;
 		}
 	}
@@ -580,8 +579,13 @@ static void do_madvise(struct sim *s, const struct ev *e)
 			pol_page_pageout(s->pol, i);
 			break;
 		case ADV_FREE:
-			if (R->slot && slot_tag(R->slot[o]) == SLOT_PAGE)
+			/* madvise_free_pte_range(): PTEs old and clean, so a
+			 * later write shows at reclaim. */
+			if (R->slot && slot_tag(R->slot[o]) == SLOT_PAGE) {
+				R->slot[o] &= ~(uint64_t)(SLOT_YOUNG |
+							  SLOT_DIRTY);
 				pol_page_lazyfree(s->pol, i);
+			}
 			break;
 		case ADV_MLOCK:
 		case ADV_MUNLOCK:

@@ -15,8 +15,10 @@
  *                      holding it (swap cache), the shadow of a slot
  *                      whose page was evicted
  *
- * Young bits are set by accesses, as hardware does, and tested and
- * cleared by the policy through the backend, as an rmap walk does.
+ * Young and dirty bits are set by accesses, as hardware does; the policy
+ * tests and clears young bits through the backend, as an rmap walk does,
+ * and a PTE's dirty bit passes to the page when reclaim unmaps it, as in
+ * try_to_unmap_one().
  */
 #ifndef PGR_SIM_H
 #define PGR_SIM_H
@@ -35,6 +37,7 @@
 #define SLOT_SWAP	3		/* swap slot << 2 (anon only) */
 #define SLOT_YOUNG	4		/* anon: the PTE was accessed */
 #define SLOT_MAPPED	8		/* anon: a PTE maps the page */
+#define SLOT_DIRTY	16		/* anon: the PTE was written to */
 #define FMAP_MAPPED	1		/* fmap: the file page is mapped here */
 #define FMAP_YOUNG	2
 

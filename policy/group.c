@@ -13,11 +13,6 @@
 
 #include "internal.h"
 
-struct group *pol__grp(const struct pol *pol, int id)
-{
-	return &pol->groups[id];
-}
-
 /* Next group after @id in a pre-order walk of the subtree of @root, or -1. */
 int pol__group_next(const struct pol *pol, int id, int root)
 {

@@ -185,13 +185,21 @@ void pol__ilist_add_tail(struct pol *pol, struct pol_list *l, uint32_t i);
 void pol__ilist_del(struct pol *pol, struct pol_list *l, uint32_t i);
 
 /* stats.c */
-void pol__count(struct pol *pol, int group, enum pol_item item, uint64_t nr);
+static inline void pol__count(struct pol *pol, int group, enum pol_item item,
+			      uint64_t nr)
+{
+	pol->groups[group].stats[item] += nr;
+	pol->total[item] += nr;
+}
 void pol__count_global(struct pol *pol, const struct scan_control *sc, int group,
 		  enum pol_item item, uint64_t nr);
 void pol__emit(struct pol *pol, const struct pol_event *ev);
 
 /* group.c */
-struct group *pol__grp(const struct pol *pol, int id);
+static inline struct group *pol__grp(const struct pol *pol, int id)
+{
+	return &pol->groups[id];
+}
 int pol__group_next(const struct pol *pol, int id, int root);
 bool pol__group_is_descendant(const struct pol *pol, int id, int root);
 uint64_t pol__lru_size(const struct pol *pol, int group, enum pol_lru lru,

@@ -72,12 +72,6 @@ const char *pol_item_name(enum pol_item item)
 	return item_names[item];
 }
 
-void pol__count(struct pol *pol, int group, enum pol_item item, uint64_t nr)
-{
-	pol->groups[group].stats[item] += nr;
-	pol->total[item] += nr;
-}
-
 /* pgscan_{kswapd,direct}, pgsteal_{kswapd,direct} and pgrefill are not
  * counted in /proc/vmstat for memcg limit reclaim (5.10+). */
 void pol__count_global(struct pol *pol, const struct scan_control *sc, int group,
