@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include "cmd.h"
 #include "trace.h"
 #include "util.h"
+#include "zipf.h"
 
 static const char usage[] =
 	"usage: pager gen KIND [OPTIONS] [-o FILE] [--binary]\n"
@@ -79,45 +79,16 @@ static void gen_seq(struct gen *g, uint64_t loops)
 	}
 }
 
-/* xorshift64*: the same stream for the same seed on every machine. */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * UINT64_C(2685821657736338717);
-}
-
 static void gen_zipf(struct gen *g)
 {
-	double *cdf = pgr_xcalloc(g->pages, sizeof(*cdf)), sum = 0;
-	uint64_t s = g->seed ? g->seed : 1;
+	struct zipf z;
 
-	for (uint64_t i = 0; i < g->pages; i++) {
-		sum += 1.0 / pow((double)(i + 1), g->alpha);
-		cdf[i] = sum;
-	}
+	zipf_init(&z, g->pages, g->alpha, g->seed);
 	line(g, "mmap 1 0x%llx %llu anon", (unsigned long long)ANON_BASE,
 	     (unsigned long long)(g->pages * PG));
-	for (uint64_t r = 0; r < g->refs; r++) {
-		double u = (double)(rnd(&s) >> 11) / 9007199254740992.0 * sum;
-		uint64_t lo = 0, hi = g->pages - 1;
-
-		while (lo < hi) {
-			uint64_t mid = (lo + hi) / 2;
-
-			if (cdf[mid] < u)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		/* Scatter ranks over the region so hot pages are not
-		 * neighbours: multiplying by a prime larger than any
-		 * region is a permutation modulo the page count. */
-		touch(g, ANON_BASE + ((lo * 2654435761u) % g->pages) * PG,
-		      g->write);
-	}
-	free(cdf);
+	for (uint64_t r = 0; r < g->refs; r++)
+		touch(g, ANON_BASE + zipf_next(&z) * PG, g->write);
+	zipf_release(&z);
 }
 
 /* Seed 000's thrash: allocate and memset ANON, map FILE half PROT_EXEC

@@ -213,6 +213,7 @@ void pol__lru_add(struct pol *pol, uint32_t i, enum pol_lru lru, bool tail);
 void pol__lru_del(struct pol *pol, uint32_t i);
 void pol__lru_move(struct pol *pol, uint32_t i, enum pol_lru lru, bool tail);
 void pol__put_free(struct pol *pol, uint32_t i);
+void pol__page_release(struct pol *pol, uint32_t i);
 void pol__activate_page(struct pol *pol, uint32_t i);
 
 /* workingset.c */

@@ -151,13 +151,12 @@ bool pol_page_add(struct pol *pol, uint32_t i, const struct pol_add *how)
 	return active;
 }
 
-void pol_page_free(struct pol *pol, uint32_t i)
+/* Return page @i, off every list, to the free list: drop its counts,
+ * its inode's, its charge. */
+void pol__page_release(struct pol *pol, uint32_t i)
 {
 	struct pol_page *p = pg(pol, i);
 
-	assert(p->lru < POL_NR_LRU || p->lru == POL_LRU_ALLOCATED);
-	if (p->lru < POL_NR_LRU)
-		pol__lru_del(pol, i);
 	if (p->flags & POL_PG_DIRTY)
 		pol->nr_dirty--;
 	if (p->flags & POL_PG_WRITEBACK)
@@ -167,6 +166,16 @@ void pol_page_free(struct pol *pol, uint32_t i)
 	pol__charge(pol, p->group, -1);
 	pol__count(pol, p->group, POL_PGFREE, 1);
 	pol__put_free(pol, i);
+}
+
+void pol_page_free(struct pol *pol, uint32_t i)
+{
+	struct pol_page *p = pg(pol, i);
+
+	assert(p->lru < POL_NR_LRU || p->lru == POL_LRU_ALLOCATED);
+	if (p->lru < POL_NR_LRU)
+		pol__lru_del(pol, i);
+	pol__page_release(pol, i);
 }
 
 void pol_shadow_forget(struct pol *pol, uint64_t shadow)

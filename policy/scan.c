@@ -75,29 +75,11 @@ static enum pol_writeout writeout(struct pol *pol, uint32_t i, bool reclaim)
 /* Drop an isolated page that reclaim freed, leaving @shadow. */
 static bool free_page(struct pol *pol, uint32_t i, uint64_t shadow)
 {
-	struct pol_page *p = pg(pol, i);
-	int group = p->group;
-
 	if (pol->be->evict(pol->ctx, i, shadow))
 		return false;
 	if (shadow)
 		pol->nr_shadows++;
-	if (p->flags & POL_PG_DIRTY)
-		pol->nr_dirty--;
-	if (p->inode != POL_NONE) {
-		struct pol_inode *n = &pol->inodes[p->inode];
-
-		n->nrpages--;
-		if (!n->nrpages && !n->users &&
-		    !(n->flags & POL_INODE_ON_LRU)) {
-			pol__ilist_add_head(pol, &pol__grp(pol, n->group)->inode_lru,
-				       p->inode);
-			n->flags |= POL_INODE_ON_LRU;
-		}
-	}
-	pol__charge(pol, group, -1);
-	pol__count(pol, group, POL_PGFREE, 1);
-	pol__put_free(pol, i);
+	pol__page_release(pol, i);
 	return true;
 }
 
@@ -161,6 +143,7 @@ static enum outcome reclaim_one(struct pol *pol, uint32_t i,
 	struct pol_refs refs = { 0 };
 	enum verdict v = V_RECLAIM;
 	enum outcome o;
+	int group;
 
 	if (p->flags & POL_PG_MLOCKED)
 		return O_UNEVICTABLE;
@@ -196,9 +179,10 @@ static enum outcome reclaim_one(struct pol *pol, uint32_t i,
 			p->flags |= POL_PG_SWAPBACKED;
 			return O_ACTIVATE;
 		}
+		group = p->group;	/* the descriptor is free after this */
 		if (!free_page(pol, i, 0))
 			return O_KEEP;
-		pol__count(pol, p->group, POL_PGLAZYFREED, 1);
+		pol__count(pol, group, POL_PGLAZYFREED, 1);
 		return O_FREED;
 	}
 	if (p->flags & POL_PG_DIRTY) {

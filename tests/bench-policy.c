@@ -13,7 +13,6 @@
  * of metadata per page, and the shadow entries a long stream leaves, with
  * and without the shadow-node shrinker.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include "../pager/sim.h"
 #include "../pager/trace.h"
+#include "../pager/zipf.h"
 
 #define PAGES	(1200 * 1024)
 #define REFS	(12 * 1000 * 1000)
@@ -37,48 +37,24 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * UINT64_C(2685821657736338717);
-}
-
 /* The trace in the binary form, written to memory and read back. */
 static int make_zipf(struct trace *t)
 {
-	double *cdf = malloc(PAGES * sizeof(*cdf)), sum = 0;
-	uint64_t seed = 42;
 	char *buf = NULL, line[64];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct trace_writer *w = trace_writer_open(f, true);
+	struct zipf z;
 	int err;
 
-	for (uint32_t i = 0; i < PAGES; i++) {
-		sum += 1.0 / pow((double)(i + 1), 0.9);
-		cdf[i] = sum;
-	}
+	zipf_init(&z, PAGES, 0.9, 42);
 	snprintf(line, sizeof(line), "mmap 1 0x100000000 %llu anon",
 		 PAGES * 4096ULL);
 	trace_writer_line(w, line);
-	for (uint32_t r = 0; r < REFS; r++) {
-		double u = (double)(rnd(&seed) >> 11) / 9007199254740992.0 * sum;
-		uint32_t lo = 0, hi = PAGES - 1;
-
-		while (lo < hi) {
-			uint32_t mid = (lo + hi) / 2;
-
-			if (cdf[mid] < u)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+	for (uint32_t r = 0; r < REFS; r++)
 		trace_writer_access(w, 1, 0x100000000ULL +
-				    (uint64_t)((lo * 2654435761u) % PAGES) * 4096,
-				    r & 1);
-	}
+				    zipf_next(&z) * 4096, r & 1);
+	zipf_release(&z);
 	trace_writer_close(w);
 	fclose(f);
 	printf("trace: %u accesses over %u pages, %.1f bytes each in the "
@@ -87,7 +63,6 @@ static int make_zipf(struct trace *t)
 	err = trace_read(t, f, "zipf", TF_BINARY);
 	fclose(f);
 	free(buf);
-	free(cdf);
 	return err;
 }
 
