@@ -14,6 +14,12 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "run", cmd_run, "run a program with its memory under the pager" },
+	{ "daemon", cmd_daemon, "run a standing pager daemon" },
+	{ "set", cmd_set, "change tunables of a running daemon" },
+	{ "get", cmd_get, "read tunables of a running daemon" },
+	{ "stat", cmd_stat, "counters, in total, per group or per process" },
+	{ "vmstat", cmd_vmstat, "counters over time, as vmstat(8)" },
 	{ "sim", cmd_sim, "replay a page-reference trace through a policy" },
 	{ "gen", cmd_gen, "generate a synthetic trace" },
 	{ "convert", cmd_convert, "convert a trace between formats" },

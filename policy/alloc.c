@@ -150,6 +150,34 @@ static uint32_t take_free(struct pol *pol, int group)
 	return i;
 }
 
+bool pol_reclaim_failed(struct pol *pol, uint64_t progress)
+{
+	return !should_retry(pol, progress);
+}
+
+enum pol_alloc_result pol_page_alloc_nowait(struct pol *pol, int group,
+					    uint32_t *page, int *over)
+{
+	int g;
+
+	if (group < 0 || (unsigned int)group >= pol->nr_groups ||
+	    !pol__grp(pol, group)->live)
+		group = POL_ROOT;
+	g = over_limit(pol, group);
+	if (g >= 0) {
+		*over = g;
+		return POL_ALLOC_WAIT_GROUP;
+	}
+	if (pol_free_pages(pol) <= pol->wmark_low)
+		wakeup_kswapd(pol);
+	if (pol_free_pages(pol) <= pol->wmark_min ||
+	    pol->free_list.head == POL_NONE)
+		return POL_ALLOC_WAIT;
+	pol->no_progress_loops = 0;
+	*page = take_free(pol, group);
+	return POL_ALLOC_OK;
+}
+
 enum pol_alloc_result pol_page_alloc(struct pol *pol, int group,
 				     uint32_t *page)
 {

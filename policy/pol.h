@@ -245,6 +245,8 @@ enum pol_alloc_result {
 	POL_ALLOC_OK,
 	POL_ALLOC_OOM,		/* nothing reclaimable: kill someone, retry */
 	POL_ALLOC_OOM_GROUP,	/* @group is at memory.max: kill in it */
+	POL_ALLOC_WAIT,		/* nowait: free pages are at min: reclaim */
+	POL_ALLOC_WAIT_GROUP,	/* nowait: a group is at memory.max */
 };
 
 /*
@@ -256,6 +258,24 @@ enum pol_alloc_result {
  */
 enum pol_alloc_result pol_page_alloc(struct pol *pol, int group,
 				     uint32_t *page);
+
+/*
+ * The same for a caller whose reclaim completes asynchronously (the
+ * pager: write-outs and unmaps finish after its event loop returns).
+ * Never reclaims: returns POL_ALLOC_WAIT when direct reclaim is due, or
+ * POL_ALLOC_WAIT_GROUP with *over set to the group at its memory.max. The
+ * caller reclaims (pol_direct_reclaim(), pol_group_reclaim()), retries
+ * while that frees pages, waits while its own work is in flight, and
+ * otherwise asks pol_reclaim_failed() whether it is time for the OOM
+ * killer. Wakes kswapd like pol_page_alloc().
+ */
+enum pol_alloc_result pol_page_alloc_nowait(struct pol *pol, int group,
+					    uint32_t *page, int *over);
+/* After a direct reclaim that freed @progress pages with nothing left in
+ * flight: true when the allocator would give up and declare OOM (more
+ * than vm.oom.max_no_progress rounds without progress, or the min mark
+ * out of reach even if all reclaimable pages were freed). */
+bool pol_reclaim_failed(struct pol *pol, uint64_t progress);
 
 /* How a page enters the LRU (§1.3). */
 struct pol_add {
@@ -336,6 +356,7 @@ enum pol_item {
 	POL_SLABS_SCANNED, POL_PGINODESTEAL, POL_KSWAPD_INODESTEAL,
 	POL_NR_VMSCAN_IMMEDIATE_RECLAIM, POL_NR_VMSCAN_WRITE,
 	POL_OOM_KILL, POL_PGALLOC, POL_PGFREE,
+	POL_SWAP_RA, POL_SWAP_RA_HIT,
 	POL_NR_EVENTS,
 	/* gauges, computed when read */
 	POL_NR_FREE_PAGES = POL_NR_EVENTS,

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verify - a self-verifying workload: every word of every page it owns
+ * holds a pattern of the page's place and a generation, so a page that
+ * comes back from the pager with the wrong contents (zeros, an older
+ * generation, another page's data) is caught and counted.
+ *
+ *   verify [--mb N] [--passes N] [--threads N] [--seed N] TEST...
+ *
+ * Tests (run in order; each prints "verify: TEST ok" or what went wrong):
+ *   passes    write and verify the buffer, generation after generation,
+ *             sequentially and in a random order
+ *   threads   N threads each write and verify their own slice, and read
+ *             each other's
+ *   fork      the parent fills, forks; the child verifies the parent's
+ *             pattern, then both write and verify their own generations
+ *             (evictions before and after the fork), the child exits
+ *   mremap    grow the buffer (it moves), verify the moved pages, fill and
+ *             verify the new tail; shrink it back
+ *   munmap    unmap the middle half, map it again: zeros there, the rest
+ *             intact
+ *   dontneed  MADV_DONTNEED a quarter: zeros there, the rest intact
+ *   pipe      read(2) from a pipe into the buffer after it was evicted:
+ *             the fault is taken inside the kernel's copy
+ *   all       all of the above
+ *
+ * Run it with a buffer several times the pager's budget, e.g.
+ *   pager run --mem 16M -- verify --mb 64 all
+ * Exit status: 0 when every word checked out, 1 on any mismatch, 2 on a
+ * usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PAGE	4096UL
+#define WORDS	(PAGE / sizeof(uint64_t))
+
+static size_t mb = 64, passes = 2, nthreads = 4;
+static uint64_t seed = 1;
+static unsigned long bad;		/* mismatched words, all tests */
+
+/*
+ * The word @w of page @pg of buffer @tag in generation @gen. Never zero,
+ * and different for every page, word, buffer and generation.
+ */
+static uint64_t pattern(uint64_t tag, uint64_t pg, uint64_t w, uint64_t gen)
+{
+	uint64_t x = tag << 56 ^ gen << 40 ^ pg << 9 ^ w;
+
+	x ^= x >> 31;
+	x *= 0x9e3779b97f4a7c15ULL;
+	return x | 1;
+}
+
+static void fill_page(uint64_t *p, uint64_t tag, uint64_t pg, uint64_t gen)
+{
+	for (uint64_t w = 0; w < WORDS; w++)
+		p[w] = pattern(tag, pg, w, gen);
+}
+
+/* Check a page; return the words that are wrong, reporting the first few
+ * mismatching pages. @gen 0: the page must be zeros. */
+static unsigned long check_page(const char *test, const uint64_t *p,
+				uint64_t tag, uint64_t pg, uint64_t gen)
+{
+	static __thread unsigned int reported;
+	unsigned long n = 0;
+
+	for (uint64_t w = 0; w < WORDS; w++)
+		if (p[w] != (gen ? pattern(tag, pg, w, gen) : 0))
+			n++;
+	if (n && reported++ < 5)
+		fprintf(stderr, "verify: %s: page %llu (%p): %lu of %lu words "
+			"wrong (first word %#llx, want %#llx)\n", test,
+			(unsigned long long)pg, (const void *)p, n,
+			(unsigned long)WORDS, (unsigned long long)p[0],
+			(unsigned long long)(gen ? pattern(tag, pg, 0, gen) : 0));
+	return n;
+}
+
+static char *map(size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("verify: mmap");
+		exit(1);
+	}
+	return p;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Fill pages [from, to) of @buf with generation @gen. */
+static void fill(char *buf, uint64_t tag, size_t from, size_t to, uint64_t gen)
+{
+	for (size_t pg = from; pg < to; pg++)
+		fill_page((uint64_t *)(buf + pg * PAGE), tag, pg, gen);
+}
+
+static unsigned long check(const char *test, const char *buf, uint64_t tag,
+			   size_t from, size_t to, uint64_t gen)
+{
+	unsigned long n = 0;
+
+	for (size_t pg = from; pg < to; pg++)
+		n += check_page(test, (const uint64_t *)(buf + pg * PAGE), tag,
+				pg, gen);
+	return n;
+}
+
+static void result(const char *test, unsigned long n)
+{
+	bad += n;
+	if (n)
+		printf("verify: %s FAILED: %lu words wrong\n", test, n);
+	else
+		printf("verify: %s ok\n", test);
+	fflush(stdout);
+}
+
+/* ---- the tests ------------------------------------------------------------ */
+
+static void t_passes(void)
+{
+	size_t pages = mb << 20 >> 12;
+	char *buf = map(pages * PAGE);
+	uint64_t s = seed, *gen = calloc(pages, sizeof(*gen));
+	unsigned long n = 0;
+
+	for (uint64_t g = 1; g <= passes; g++) {
+		fill(buf, 1, 0, pages, g);
+		n += check("passes", buf, 1, 0, pages, g);
+	}
+	for (size_t pg = 0; pg < pages; pg++)
+		gen[pg] = passes;
+	/* Random order: single pages rewritten and checked out of turn. */
+	for (size_t k = 0; k < pages * 2; k++) {
+		size_t pg = rnd(&s) % pages;
+
+		if (rnd(&s) & 1) {
+			fill_page((uint64_t *)(buf + pg * PAGE), 1, pg,
+				  ++gen[pg]);
+		} else {
+			n += check_page("passes", (uint64_t *)(buf + pg * PAGE),
+					1, pg, gen[pg]);
+		}
+	}
+	for (size_t pg = 0; pg < pages; pg++)
+		n += check_page("passes", (uint64_t *)(buf + pg * PAGE), 1, pg,
+				gen[pg]);
+	munmap(buf, pages * PAGE);
+	free(gen);
+	result("passes", n);
+}
+
+struct slice {
+	char *buf;
+	size_t pages, per, id;
+	pthread_barrier_t *bar;
+	unsigned long bad;
+};
+
+static void *thread_main(void *arg)
+{
+	struct slice *t = arg;
+	size_t from = t->id * t->per, to = from + t->per;
+
+	for (uint64_t g = 1; g <= passes; g++) {
+		fill(t->buf, 2, from, to, g);
+		t->bad += check("threads", t->buf, 2, from, to, g);
+	}
+	pthread_barrier_wait(t->bar);
+	/* Everyone's slices, read by everyone, at once. */
+	t->bad += check("threads", t->buf, 2, 0, t->pages, passes);
+	return NULL;
+}
+
+static void t_threads(void)
+{
+	size_t per = (mb << 20 >> 12) / nthreads, pages = per * nthreads;
+	char *buf = map(pages * PAGE);
+	pthread_t *tid = calloc(nthreads, sizeof(*tid));
+	struct slice *sl = calloc(nthreads, sizeof(*sl));
+	pthread_barrier_t bar;
+	unsigned long n = 0;
+
+	pthread_barrier_init(&bar, NULL, (unsigned int)nthreads);
+	for (size_t k = 0; k < nthreads; k++) {
+		sl[k] = (struct slice){ buf, pages, per, k, &bar, 0 };
+		if (pthread_create(&tid[k], NULL, thread_main, &sl[k])) {
+			perror("verify: pthread_create");
+			exit(1);
+		}
+	}
+	for (size_t k = 0; k < nthreads; k++) {
+		pthread_join(tid[k], NULL);
+		n += sl[k].bad;
+	}
+	pthread_barrier_destroy(&bar);
+	munmap(buf, pages * PAGE);
+	free(tid);
+	free(sl);
+	result("threads", n);
+}
+
+static void t_fork(void)
+{
+	size_t pages = mb << 20 >> 12;
+	char *buf = map(pages * PAGE);
+	unsigned long n;
+	int status;
+	pid_t pid;
+
+	fill(buf, 3, 0, pages, 1);	/* evicts part of it before the fork */
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("verify: fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		/* The parent's data, then the child's own generations. */
+		n = check("fork (child)", buf, 3, 0, pages, 1);
+		for (uint64_t g = 10; g < 10 + passes; g++) {
+			fill(buf, 3, 0, pages, g);
+			n += check("fork (child)", buf, 3, 0, pages, g);
+		}
+		_exit(n ? 1 : 0);
+	}
+	n = check("fork (parent)", buf, 3, 0, pages, 1);
+	for (uint64_t g = 20; g < 20 + passes; g++) {
+		fill(buf, 3, pages / 2, pages, g);
+		n += check("fork (parent)", buf, 3, pages / 2, pages, g);
+	}
+	n += check("fork (parent)", buf, 3, 0, pages / 2, 1);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "verify: fork: the child failed (status %#x)\n",
+			status);
+		n++;
+	}
+	/* The child's exit freed its pages, not ours. */
+	n += check("fork (parent)", buf, 3, 0, pages / 2, 1);
+	n += check("fork (parent)", buf, 3, pages / 2, pages, 20 + passes - 1);
+	munmap(buf, pages * PAGE);
+	result("fork", n);
+}
+
+static void t_mremap(void)
+{
+	size_t pages = mb << 20 >> 12, more = pages / 2;
+	char *buf = map(pages * PAGE), *moved, *blocker;
+	unsigned long n;
+
+	fill(buf, 4, 0, pages, 1);
+	/* Something right after it, so that growing has to move it. */
+	blocker = mmap(buf + pages * PAGE, PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	moved = mremap(buf, pages * PAGE, (pages + more) * PAGE,
+		       MREMAP_MAYMOVE);
+	if (moved == MAP_FAILED) {
+		perror("verify: mremap");
+		exit(1);
+	}
+	n = check("mremap", moved, 4, 0, pages, 1);
+	n += check("mremap", moved, 4, pages, pages + more, 0);
+	fill(moved, 4, pages, pages + more, 2);
+	n += check("mremap", moved, 4, 0, pages, 1);
+	n += check("mremap", moved, 4, pages, pages + more, 2);
+	/* Shrink: the tail goes, the head stays. */
+	moved = mremap(moved, (pages + more) * PAGE, pages * PAGE, 0);
+	if (moved == MAP_FAILED) {
+		perror("verify: mremap (shrink)");
+		exit(1);
+	}
+	n += check("mremap", moved, 4, 0, pages, 1);
+	munmap(moved, pages * PAGE);
+	if (blocker != MAP_FAILED)
+		munmap(blocker, PAGE);
+	result("mremap", n);
+}
+
+static void t_munmap(void)
+{
+	size_t pages = mb << 20 >> 12, q = pages / 4;
+	char *buf = map(pages * PAGE), *again;
+	unsigned long n;
+
+	fill(buf, 5, 0, pages, 1);
+	munmap(buf + q * PAGE, 2 * q * PAGE);
+	again = mmap(buf + q * PAGE, 2 * q * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (again == MAP_FAILED) {
+		perror("verify: mmap (again)");
+		exit(1);
+	}
+	n = check("munmap", buf, 5, 0, q, 1);
+	n += check("munmap", buf, 5, q, 3 * q, 0);
+	n += check("munmap", buf, 5, 3 * q, pages, 1);
+	fill(buf, 5, q, 3 * q, 2);
+	n += check("munmap", buf, 5, q, 3 * q, 2);
+	n += check("munmap", buf, 5, 0, q, 1);
+	munmap(buf, pages * PAGE);
+	result("munmap", n);
+}
+
+static void t_dontneed(void)
+{
+	size_t pages = mb << 20 >> 12, q = pages / 4;
+	char *buf = map(pages * PAGE);
+	unsigned long n;
+
+	fill(buf, 6, 0, pages, 1);
+	if (madvise(buf + q * PAGE, q * PAGE, MADV_DONTNEED)) {
+		perror("verify: madvise");
+		exit(1);
+	}
+	n = check("dontneed", buf, 6, 0, q, 1);
+	n += check("dontneed", buf, 6, q, 2 * q, 0);
+	n += check("dontneed", buf, 6, 2 * q, pages, 1);
+	fill(buf, 6, q, 2 * q, 3);
+	n += check("dontneed", buf, 6, q, 2 * q, 3);
+	munmap(buf, pages * PAGE);
+	result("dontneed", n);
+}
+
+static void t_pipe(void)
+{
+	size_t pages = mb << 20 >> 12, chunk = 16;
+	char *buf = map(pages * PAGE), *src = malloc(chunk * PAGE);
+	unsigned long n = 0;
+	int fd[2];
+
+	if (!src || pipe(fd)) {
+		perror("verify: pipe");
+		exit(1);
+	}
+	/* Fill all, so that the first pages are evicted by the last. */
+	fill(buf, 7, 0, pages, 1);
+	for (size_t pg = 0; pg < pages; pg += chunk) {
+		size_t k = pg + chunk <= pages ? chunk : pages - pg;
+
+		for (size_t j = 0; j < k; j++)
+			fill_page((uint64_t *)(src + j * PAGE), 7, pg + j, 2);
+		/* The pipe holds 64 KiB: write and read a page at a time
+		 * less than that. */
+		for (size_t off = 0; off < k * PAGE; off += PAGE) {
+			ssize_t w = write(fd[1], src + off, PAGE), r;
+
+			if (w != (ssize_t)PAGE) {
+				perror("verify: write");
+				exit(1);
+			}
+			r = read(fd[0], buf + pg * PAGE + off, PAGE);
+			if (r != (ssize_t)PAGE) {
+				perror("verify: read");
+				exit(1);
+			}
+		}
+	}
+	n += check("pipe", buf, 7, 0, pages, 2);
+	close(fd[0]);
+	close(fd[1]);
+	free(src);
+	munmap(buf, pages * PAGE);
+	result("pipe", n);
+}
+
+static const struct {
+	const char *name;
+	void (*run)(void);
+} tests[] = {
+	{ "passes", t_passes }, { "threads", t_threads }, { "fork", t_fork },
+	{ "mremap", t_mremap }, { "munmap", t_munmap },
+	{ "dontneed", t_dontneed }, { "pipe", t_pipe },
+};
+
+static int usage(const char *why)
+{
+	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
+		"[--threads N] [--seed N] TEST...\ntests: passes threads fork "
+		"mremap munmap dontneed pipe all\n", why);
+	return 2;
+}
+
+static int number(const char *s, size_t min, size_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || end == s || *end || x < min || x > 1 << 20)
+		return -1;
+	*v = (size_t)x;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mb", required_argument, NULL, 'm' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (number(optarg, 1, &mb))
+				return usage("--mb: a number of MiB, 1 or more");
+			break;
+		case 'p':
+			if (number(optarg, 1, &passes) || passes > 1000)
+				return usage("--passes: 1 to 1000");
+			break;
+		case 't':
+			if (number(optarg, 1, &nthreads) || nthreads > 256)
+				return usage("--threads: 1 to 256");
+			break;
+		case 's':
+			if (number(optarg, 1, &v))
+				return usage("--seed: a positive number");
+			seed = v;
+			break;
+		default:
+			return usage("bad option");
+		}
+	}
+	if (optind == argc)
+		return usage("which tests?");
+	for (int a = optind; a < argc; a++) {
+		bool all = !strcmp(argv[a], "all"), found = all;
+
+		for (size_t k = 0; k < sizeof(tests) / sizeof(tests[0]); k++) {
+			if (all || !strcmp(argv[a], tests[k].name)) {
+				tests[k].run();
+				found = true;
+			}
+		}
+		if (!found)
+			return usage("unknown test");
+	}
+	printf("verify: %s, %lu words wrong\n", bad ? "FAILED" : "all ok", bad);
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * client.c - the processes under the pager: a client per process (per
+ * mm), from its first message (or its fork event) to its exit.
+ *
+ * A client is known by its userfaultfd first: a process that says hello
+ * hands it over; a fork child's comes in the parent's FORK event, before
+ * anyone knows the child's pid. The pid arrives with the child's first
+ * fault (the fault's thread id, UFFD_FEATURE_THREAD_ID) or its hello.
+ * Then a pidfd tells when the process exits, and everything it held is
+ * freed. A client whose mm is replaced by exec loses its agent's
+ * connection (close-on-exec) and is freed too; the new program says hello
+ * again.
+ *
+ * The table is fixed-size: libuv keeps pointers to the poll handles
+ * inside each entry, and an entry is reused only once both handles are
+ * closed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pgr.h"
+#include "util.h"
+
+uint32_t pgr_client_id(const struct pgr *p, const struct client *c)
+{
+	return (uint32_t)(c - p->clients);
+}
+
+struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd)
+{
+	for (uint32_t k = 0; k < PGR_MAX_CLIENTS; k++) {
+		struct client *c = &p->clients[k];
+
+		if (c->used || c->handles)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->used = true;
+		c->pid = pid;
+		c->uffd = uffd;
+		c->pidfd = -1;
+		c->group = POL_ROOT;
+		if (k >= p->nr_clients)
+			p->nr_clients = k + 1;
+		return c;
+	}
+	return NULL;
+}
+
+struct client *pgr_client_find(struct pgr *p, pid_t pid)
+{
+	for (uint32_t k = 0; k < p->nr_clients; k++)
+		if (p->clients[k].used && p->clients[k].pid == pid)
+			return &p->clients[k];
+	return NULL;
+}
+
+static void on_uffd(uv_poll_t *h, int status, int events)
+{
+	struct client *c = h->data;
+	struct pgr *p = h->loop->data;
+
+	if (!c->used)
+		return;
+	pgr_uffd_ready(p, c);
+	pgr_background(p);
+}
+
+static void on_pidfd(uv_poll_t *h, int status, int events)
+{
+	struct client *c = h->data;
+	struct pgr *p = h->loop->data;
+
+	if (c->used)
+		pgr_client_gone(p, c, "exited");
+}
+
+static void closed(uv_handle_t *h)
+{
+	struct client *c = h->data;
+
+	c->handles--;
+}
+
+int pgr_client_watch(struct pgr *p, struct client *c)
+{
+	uv_poll_init(p->loop, &c->uffd_poll, c->uffd);
+	c->uffd_poll.data = c;
+	uv_poll_start(&c->uffd_poll, UV_READABLE, on_uffd);
+	c->handles++;
+	return 0;
+}
+
+int pgr_client_set_pid(struct pgr *p, struct client *c, pid_t pid)
+{
+	struct client *old = pgr_client_find(p, pid);
+	int fd;
+
+	if (old && old != c)
+		pgr_client_gone(p, old, "replaced by exec");
+	c->pid = pid;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0) {
+		pgr_warn_("cannot watch process %d: %s", pid, strerror(errno));
+		return -errno;
+	}
+	c->pidfd = fd;
+	uv_poll_init(p->loop, &c->pid_poll, fd);
+	c->pid_poll.data = c;
+	uv_poll_start(&c->pid_poll, UV_READABLE, on_pidfd);
+	c->handles++;
+	return 0;
+}
+
+void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
+{
+	pgr_info("process %d %s: freeing %llu pages and %llu swap entries",
+		 c->pid, why, (unsigned long long)c->resident,
+		 (unsigned long long)c->swapped);
+	c->used = false;
+	if (uv_is_active((uv_handle_t *)&c->uffd_poll) || c->handles) {
+		if (!uv_is_closing((uv_handle_t *)&c->uffd_poll))
+			uv_close((uv_handle_t *)&c->uffd_poll, closed);
+		if (c->pidfd >= 0 &&
+		    !uv_is_closing((uv_handle_t *)&c->pid_poll))
+			uv_close((uv_handle_t *)&c->pid_poll, closed);
+	}
+	if (c->conn)
+		pgr_conn_detach_client(c->conn);
+	c->conn = NULL;
+	pgr_region_drop_all(p, c);
+	close(c->uffd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	free(c->regions);
+	free(c->asked);
+	free(c->pending);
+	free(c->excluded);
+	c->regions = NULL;
+	c->asked = c->pending = c->excluded = NULL;
+	if (p->oom_victim == c->pid)
+		p->oom_victim = 0;
+	/* Memory was freed: faults that waited for it may go on. */
+	pgr_retry_deferred(p, NULL);
+	if (p->o.private_mode && p->detached && !pgr_nr_clients(p))
+		pgr_stop(p);
+}
+
+unsigned int pgr_nr_clients(const struct pgr *p)
+{
+	unsigned int n = 0;
+
+	for (uint32_t k = 0; k < p->nr_clients; k++)
+		n += p->clients[k].used;
+	return n;
+}
+
+static bool in_group(const struct pgr *p, int g, int root)
+{
+	for (; g >= 0; g = pol_group_parent(p->pol, g))
+		if (g == root)
+			return true;
+	return false;
+}
+
+void pgr_kill(struct pgr *p, struct client *c, const char *why)
+{
+	if (c->pid > 0 && kill(c->pid, SIGKILL) == 0)
+		pgr_err("killed process %d: %s", c->pid, why);
+	else
+		pgr_client_gone(p, c, why);
+}
+
+void pgr_oom(struct pgr *p, int group, struct client *for_client)
+{
+	struct client *victim = NULL;
+	uint64_t best = 0;
+
+	if (p->oom_victim && kill(p->oom_victim, 0) == 0)
+		return;		/* one kill at a time: wait for it to go */
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+		uint64_t b = c->resident + c->swapped;
+
+		if (!c->used || c->pid <= 0 || !in_group(p, c->group, group))
+			continue;
+		if (b > best) {
+			best = b;
+			victim = c;
+		}
+	}
+	if (!victim) {
+		pgr_err("out of memory in group %s, and no process to kill",
+			pol_group_name(p->pol, group));
+		return;
+	}
+	p->oom_victim = victim->pid;
+	pol_count(p->pol, victim->group, POL_OOM_KILL, 1);
+	pgr_err("out of memory%s%s (a fault of process %d): killed process "
+		"%d with %llu resident pages and %llu swap entries",
+		group == POL_ROOT ? "" : " in group ",
+		group == POL_ROOT ? "" : pol_group_name(p->pol, group),
+		for_client ? for_client->pid : 0, victim->pid,
+		(unsigned long long)victim->resident,
+		(unsigned long long)victim->swapped);
+	fprintf(stderr, "pager: out of memory: killed process %d (%llu pages "
+		"resident, %llu swapped)\n", victim->pid,
+		(unsigned long long)victim->resident,
+		(unsigned long long)victim->swapped);
+	kill(victim->pid, SIGKILL);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compat.h - kernel interfaces newer than the installed headers (Debian
+ * 12 ships 6.1 headers; the machine runs 6.18). Everything the daemon
+ * and the shim use that 6.1's headers lack is defined here, once, from
+ * the kernel's uapi, and nowhere else.
+ */
+#ifndef PGR_COMPAT_H
+#define PGR_COMPAT_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#include <linux/userfaultfd.h>
+
+/* /dev/userfaultfd (6.1: USERFAULTFD_IOC_NEW may be missing). */
+#ifndef USERFAULTFD_IOC
+#define USERFAULTFD_IOC 0xAA
+#endif
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC_NEW _IO(USERFAULTFD_IOC, 0x00)
+#endif
+
+/* userfaultfd features after 6.1 (include/uapi/linux/userfaultfd.h). */
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
+#define UFFD_FEATURE_WP_UNPOPULATED	(1 << 13)	/* 6.4 */
+#endif
+#ifndef UFFD_FEATURE_POISON
+#define UFFD_FEATURE_POISON		(1 << 14)	/* 6.6 */
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC		(1 << 15)	/* 6.7 */
+#endif
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE		(1 << 16)	/* 6.8 */
+#endif
+
+/* PAGEMAP_SCAN (6.7, include/uapi/linux/fs.h): an ioctl on
+ * /proc/PID/pagemap listing the pages of a range by category. */
+#ifndef PAGEMAP_SCAN
+#define PAGE_IS_WPALLOWED	(1 << 0)
+#define PAGE_IS_WRITTEN		(1 << 1)
+#define PAGE_IS_FILE		(1 << 2)
+#define PAGE_IS_PRESENT		(1 << 3)
+#define PAGE_IS_SWAPPED		(1 << 4)
+#define PAGE_IS_PFNZERO		(1 << 5)
+#define PAGE_IS_HUGE		(1 << 6)
+#define PAGE_IS_SOFT_DIRTY	(1 << 7)
+
+struct page_region {
+	__u64 start;
+	__u64 end;
+	__u64 categories;
+};
+
+struct pm_scan_arg {
+	__u64 size;
+	__u64 flags;
+	__u64 start;
+	__u64 end;
+	__u64 walk_end;
+	__u64 vec;
+	__u64 vec_len;
+	__u64 max_pages;
+	__u64 category_inverted;
+	__u64 category_mask;
+	__u64 category_anyof_mask;
+	__u64 return_mask;
+};
+
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#endif
+
+/* A private mmap flag bit the kernel accepts and ignores (verified on
+ * 6.18): the shim marks its own mmap calls with it, so that the seccomp
+ * filter lets them through unnotified. Never passed on to the kernel by
+ * the shim itself. */
+#define PGR_MAP_MARKER 0x400000
+
+#endif /* PGR_COMPAT_H */

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conn.c - the control socket: a unix socket (mode 0600) whose peers must
+ * be the daemon's own user (SO_PEERCRED; root may always connect). Each
+ * connection speaks lines (docs/protocol.md), with file descriptors
+ * riding along; a shim's connection is also its agent's channel.
+ *
+ * A line that does not parse gets an error line; a connection that sends
+ * more than a line's worth of garbage is closed. Neither disturbs anyone
+ * else.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pgr.h"
+#include "util.h"
+
+struct conn {
+	struct pgr *p;
+	uv_poll_t poll;
+	struct client *client;	/* whose connection this is, or NULL */
+	struct conn *next;
+	bool agent;		/* the shim's first: its agent's channel */
+	bool closing;
+	pid_t peer;		/* SO_PEERCRED */
+	struct wire w;		/* last: 64K of buffer */
+};
+
+static void conn_closed(uv_handle_t *h)
+{
+	struct conn *c = h->data;
+
+	wire_release(&c->w);
+	close(c->w.fd);
+	free(c);
+}
+
+static void conn_close(struct conn *c)
+{
+	struct pgr *p = c->p;
+	struct conn **pp;
+
+	if (c->closing)
+		return;
+	c->closing = true;
+	for (pp = &p->conns; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	if (c->agent && c->client && c->client->used) {
+		struct client *cl = c->client;
+
+		cl->conn = NULL;
+		/* The shim's socket is close-on-exec: its process either
+		 * exited or replaced its mm. Either way the old mm is gone. */
+		pgr_client_gone(p, cl, "closed its connection (exit or exec)");
+	}
+	uv_poll_stop(&c->poll);
+	uv_close((uv_handle_t *)&c->poll, conn_closed);
+}
+
+void pgr_conn_detach_client(struct conn *c)
+{
+	c->client = NULL;
+}
+
+int pgr_conn_send(struct conn *c, const char *line)
+{
+	size_t n = strlen(line);
+	char buf[8192];
+	int err;
+
+	if (c->closing)
+		return -EPIPE;
+	if (n + 1 > sizeof(buf))
+		return -EMSGSIZE;
+	memcpy(buf, line, n);
+	buf[n++] = '\n';
+	err = wire_send(c->w.fd, buf, n, NULL, 0);
+	if (err) {
+		pgr_warn_("cannot write to connection of %d: %s", c->peer,
+			  strerror(-err));
+		conn_close(c);
+	}
+	return err;
+}
+
+int pgr_conn_send_fd(struct conn *c, const char *line, int fd)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf), "%s\n", line);
+
+	return wire_send(c->w.fd, buf, (size_t)n, &fd, 1);
+}
+
+void pgr_conn_set_client(struct conn *c, struct client *cl, bool agent)
+{
+	c->client = cl;
+	c->agent = agent;
+	if (agent)
+		cl->conn = c;
+}
+
+struct client *pgr_conn_client(struct conn *c)
+{
+	return c->client;
+}
+
+int pgr_conn_take_fd(struct conn *c)
+{
+	return wire_take_fd(&c->w);
+}
+
+static void on_conn(uv_poll_t *h, int status, int events)
+{
+	struct conn *c = h->data;
+	struct pgr *p = c->p;
+	char *line;
+	int n;
+
+	if (status < 0) {
+		conn_close(c);
+		return;
+	}
+	n = wire_fill(&c->w);
+	if (n == -EAGAIN)
+		return;
+	if (n == -EMSGSIZE) {
+		pgr_conn_send(c, "error line too long");
+		conn_close(c);
+		return;
+	}
+	while (!c->closing && (line = wire_line(&c->w)))
+		pgr_ctl_command(p, c, line);
+	if (n <= 0 && !c->closing)
+		conn_close(c);
+	pgr_background(p);
+}
+
+static void on_listen(uv_poll_t *h, int status, int events)
+{
+	struct pgr *p = h->data;
+
+	for (;;) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		struct conn *c;
+		int fd = accept4(p->listen_fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+		    (cred.uid != geteuid() && cred.uid != 0)) {
+			pgr_warn_("refused a connection from uid %d",
+				  (int)cred.uid);
+			close(fd);
+			continue;
+		}
+		c = pgr_xcalloc(1, sizeof(*c));
+		c->p = p;
+		c->peer = cred.pid;
+		wire_init(&c->w, fd);
+		c->next = p->conns;
+		p->conns = c;
+		uv_poll_init(p->loop, &c->poll, fd);
+		c->poll.data = c;
+		uv_poll_start(&c->poll, UV_READABLE | UV_DISCONNECT, on_conn);
+	}
+}
+
+int pgr_listen(struct pgr *p)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd, err;
+
+	if (strlen(p->o.socket_path) >= sizeof(sa.sun_path)) {
+		pgr_err("socket path '%s' is too long", p->o.socket_path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, p->o.socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A socket file nobody listens on is a leftover: replace it. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		pgr_err("a pager daemon already listens on '%s'",
+			p->o.socket_path);
+		close(fd);
+		return -EADDRINUSE;
+	}
+	unlink(p->o.socket_path);
+	old = umask(0077);
+	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old);
+	if (!err)
+		chmod(p->o.socket_path, 0600);
+	if (!err && listen(fd, 128))
+		err = -errno;
+	if (err) {
+		pgr_err("cannot listen on '%s': %s", p->o.socket_path,
+			strerror(-err));
+		close(fd);
+		return err;
+	}
+	p->listen_fd = fd;
+	uv_poll_init(p->loop, &p->listen_poll, fd);
+	p->listen_poll.data = p;
+	uv_poll_start(&p->listen_poll, UV_READABLE, on_listen);
+	return 0;
+}
+
+void pgr_conns_close(struct pgr *p)
+{
+	while (p->conns)
+		conn_close(p->conns);
+	if (p->listen_fd >= 0) {
+		uv_poll_stop(&p->listen_poll);
+		uv_close((uv_handle_t *)&p->listen_poll, NULL);
+		close(p->listen_fd);
+		unlink(p->o.socket_path);
+		p->listen_fd = -1;
+	}
+}

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl.c - the commands of the control protocol (docs/protocol.md): the
+ * shim's hello and agent traffic, the launcher's setup, and the users'
+ * set/get/stat. Every command answers with data lines, then "ok" or
+ * "error REASON"; agent traffic ("done") answers nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pgr.h"
+#include "util.h"
+
+#define MAX_ARGS 64
+
+struct req {
+	struct pgr *p;
+	struct conn *conn;
+	int argc;
+	char *argv[MAX_ARGS];
+};
+
+static void reply(struct req *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void reply(struct req *r, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	pgr_conn_send(r->conn, line);
+}
+
+static int fail(struct req *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct req *r, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n = snprintf(line, sizeof(line), "error ");
+
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	pgr_conn_send(r->conn, line);
+	return -1;
+}
+
+static const char *opt(struct req *r, int i, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (i < r->argc && !strncmp(r->argv[i], key, n) &&
+	    r->argv[i][n] == '=')
+		return r->argv[i] + n + 1;
+	return NULL;
+}
+
+static int arg_hex(struct req *r, int i, uint64_t *v)
+{
+	char buf[32];
+
+	if (i >= r->argc)
+		return -1;
+	snprintf(buf, sizeof(buf), "0x%.20s", r->argv[i]);
+	return pgr_parse_u64(buf, v);
+}
+
+/* The client this connection speaks for, or an error. */
+static struct client *own(struct req *r)
+{
+	struct client *c = pgr_conn_client(r->conn);
+
+	if (!c)
+		fail(r, "no hello on this connection");
+	return c;
+}
+
+/* hello PID [group=NAME] [child]  (+ fd: the userfaultfd, unless child) */
+static void cmd_hello(struct req *r)
+{
+	struct pgr *p = r->p;
+	struct client *c;
+	uint64_t pid;
+	int group = POL_ROOT, uffd;
+	bool child = false;
+
+	if (r->argc < 2 || pgr_parse_u64(r->argv[1], &pid) || !pid ||
+	    pid > INT32_MAX) {
+		fail(r, "hello: expected a pid");
+		return;
+	}
+	for (int i = 2; i < r->argc; i++) {
+		const char *v = opt(r, i, "group");
+
+		if (!strcmp(r->argv[i], "child")) {
+			child = true;
+		} else if (v) {
+			group = pol_group_find(p->pol, v);
+			if (group < 0)
+				group = pol_group_create(p->pol, v, POL_ROOT);
+			if (group < 0) {
+				fail(r, "hello: bad group '%s'", v);
+				return;
+			}
+		}
+	}
+	if (child) {
+		/* Its userfaultfd came with the parent's fork event, and its
+		 * first fault (the beacon) told us its pid. */
+		c = pgr_client_find(p, (pid_t)pid);
+		if (!c) {
+			fail(r, "hello: no fork event for process %llu",
+			     (unsigned long long)pid);
+			return;
+		}
+		pgr_conn_set_client(r->conn, c, true);
+		pgr_conn_send_fd(r->conn, "ok", c->uffd);
+		return;
+	}
+	uffd = pgr_conn_take_fd(r->conn);
+	if (uffd < 0) {
+		fail(r, "hello: no userfaultfd attached");
+		return;
+	}
+	fcntl(uffd, F_SETFL, fcntl(uffd, F_GETFL) | O_NONBLOCK);
+	c = pgr_client_find(p, (pid_t)pid);
+	if (c)
+		pgr_client_gone(p, c, "replaced by exec");
+	c = pgr_client_new(p, (pid_t)pid, uffd);
+	if (!c) {
+		close(uffd);
+		fail(r, "hello: too many processes");
+		return;
+	}
+	c->group = group;
+	pgr_client_set_pid(p, c, (pid_t)pid);
+	pgr_client_watch(p, c);
+	pgr_conn_set_client(r->conn, c, true);
+	pgr_info("process %d joined (group %s)", (int)pid,
+		 pol_group_name(p->pol, group));
+	reply(r, "ok");
+}
+
+/* attach PID: a second connection of a client, for requests from its
+ * program threads (closing it ends nothing) */
+static void cmd_attach(struct req *r)
+{
+	uint64_t pid;
+	struct client *c;
+
+	if (r->argc != 2 || pgr_parse_u64(r->argv[1], &pid) ||
+	    !(c = pgr_client_find(r->p, (pid_t)pid))) {
+		fail(r, "attach: no such client");
+		return;
+	}
+	pgr_conn_set_client(r->conn, c, false);
+	reply(r, "ok");
+}
+
+/* exclude START LEN: memory of the shim's own, never to adopt */
+static void cmd_exclude(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n)) {
+		fail(r, "exclude: expected START LEN");
+		return;
+	}
+	pgr_grow(&c->excluded, &c->cap_excluded, c->nr_excluded + 1,
+		 sizeof(*c->excluded));
+	c->excluded[c->nr_excluded++] = (struct range){ s, s + n, 0 };
+	reply(r, "ok");
+}
+
+/* adopt: every anonymous mapping now; map START LEN: this one */
+static void cmd_adopt(struct req *r, bool one)
+{
+	struct client *c = own(r);
+	uint64_t s, n;
+
+	if (!c)
+		return;
+	if (!one) {
+		pgr_adopt_maps(r->p, c);
+	} else if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || (s & 4095)) {
+		fail(r, "map: expected START LEN");
+		return;
+	} else {
+		pgr_adopt(r->p, c, s, s + ((n + 4095) & ~4095ULL));
+	}
+	reply(r, "ok");
+}
+
+/* done ID: the agent dropped what request ID asked (no answer) */
+static void cmd_done(struct req *r)
+{
+	struct client *c = pgr_conn_client(r->conn);
+	uint64_t id;
+
+	if (c && !arg_hex(r, 1, &id)) {
+		pgr_agent_done(r->p, c, id);
+		pgr_retry_deferred(r->p, NULL);
+	}
+}
+
+/* notify (+ fd): a seccomp listener for the launcher's process tree */
+static void cmd_notify(struct req *r)
+{
+	int fd = pgr_conn_take_fd(r->conn);
+
+	if (fd < 0) {
+		fail(r, "notify: no listener attached");
+		return;
+	}
+	if (pgr_notify_start(r->p, fd)) {
+		close(fd);
+		fail(r, "notify: cannot watch the listener");
+		return;
+	}
+	reply(r, "ok");
+}
+
+/* group NAME [parent=NAME] */
+static void cmd_group(struct req *r)
+{
+	struct pgr *p = r->p;
+	int parent = POL_ROOT, id;
+	const char *v = opt(r, 2, "parent");
+
+	if (r->argc < 2) {
+		fail(r, "group: expected a name");
+		return;
+	}
+	if (v && (parent = pol_group_find(p->pol, v)) < 0) {
+		fail(r, "group: no parent group '%s'", v);
+		return;
+	}
+	id = pol_group_find(p->pol, r->argv[1]);
+	if (id < 0)
+		id = pol_group_create(p->pol, r->argv[1], parent);
+	if (id < 0) {
+		fail(r, "group: cannot create '%s': %s", r->argv[1],
+		     strerror(-id));
+		return;
+	}
+	reply(r, "ok");
+}
+
+/* set KEY=VALUE... : all or nothing is not promised; the first bad one
+ * stops and says why. */
+static void cmd_set(struct req *r)
+{
+	if (r->argc < 2) {
+		fail(r, "set: expected KEY=VALUE");
+		return;
+	}
+	for (int i = 1; i < r->argc; i++) {
+		char *eq = strchr(r->argv[i], '=');
+		const char *why;
+
+		if (!eq) {
+			fail(r, "set: '%s' is not KEY=VALUE", r->argv[i]);
+			return;
+		}
+		*eq = 0;
+		if (pgr_tunable_set(r->p, r->argv[i], eq + 1, &why)) {
+			fail(r, "%s: %s", r->argv[i], why);
+			return;
+		}
+		pgr_info("set %s=%s", r->argv[i], eq + 1);
+		*eq = '=';
+	}
+	pgr_background(r->p);
+	reply(r, "ok");
+}
+
+static void get_one(struct req *r, const char *key)
+{
+	char v[128];
+
+	if (pol_get(r->p->pol, key, v, sizeof(v)) == 0 ||
+	    pgr_knob_get(r->p, key, v, sizeof(v)) == 0)
+		reply(r, "%s %s", key, v);
+	else
+		reply(r, "%s ?", key);
+}
+
+static void cmd_get(struct req *r)
+{
+	struct pgr *p = r->p;
+	const char *name;
+
+	for (int i = 1; i < r->argc; i++)
+		get_one(r, r->argv[i]);
+	if (r->argc > 1) {
+		reply(r, "ok");
+		return;
+	}
+	for (unsigned int i = 0; (name = pol_tunable_name(i, NULL)); i++)
+		get_one(r, name);
+	for (unsigned int i = 0; (name = pgr_knob_name(i)); i++)
+		get_one(r, name);
+	for (unsigned int g = 1; g < pol_nr_groups(p->pol); g++) {
+		static const char *const keys[] = { "memory.min", "memory.low",
+						    "memory.max" };
+
+		for (int k = 0; k < 3; k++) {
+			char key[96];
+
+			snprintf(key, sizeof(key), "%s@%s", keys[k],
+				 pol_group_name(p->pol, (int)g));
+			get_one(r, key);
+		}
+	}
+	reply(r, "ok");
+}
+
+static void stat_items(struct req *r, int group)
+{
+	for (int i = 0; i < POL_NR_ITEMS; i++)
+		reply(r, "%s %llu", pol_item_name((enum pol_item)i),
+		      (unsigned long long)pol_read(r->p->pol, group,
+						   (enum pol_item)i));
+}
+
+/* stat [group NAME | pid PID] */
+static void cmd_stat(struct req *r)
+{
+	struct pgr *p = r->p;
+	uint64_t v;
+
+	if (r->argc == 1) {
+		uint64_t min, low, high;
+
+		stat_items(r, -1);
+		pol_watermarks(p->pol, &min, &low, &high);
+		reply(r, "budget_pages %llu", (unsigned long long)p->o.budget);
+		reply(r, "wmark_min %llu", (unsigned long long)min);
+		reply(r, "wmark_low %llu", (unsigned long long)low);
+		reply(r, "wmark_high %llu", (unsigned long long)high);
+		reply(r, "swap_total %llu", (unsigned long long)
+		      (p->swap_fd >= 0 ? p->o.swap_pages : 0));
+		reply(r, "swap_used %llu", (unsigned long long)p->swap_used);
+		reply(r, "clients %u", pgr_nr_clients(p));
+		reply(r, "ok");
+	} else if (r->argc == 3 && !strcmp(r->argv[1], "group")) {
+		int g = pol_group_find(p->pol, r->argv[2]);
+
+		if (g < 0) {
+			fail(r, "stat: no group '%s'", r->argv[2]);
+			return;
+		}
+		stat_items(r, g);
+		reply(r, "memory.current %llu", (unsigned long long)
+		      pol_group_usage(p->pol, g) * PGR_PAGE);
+		reply(r, "ok");
+	} else if (r->argc == 3 && !strcmp(r->argv[1], "pid") &&
+		   !pgr_parse_u64(r->argv[2], &v)) {
+		struct client *c = pgr_client_find(p, (pid_t)v);
+
+		if (!c) {
+			fail(r, "stat: process %llu is not under the pager",
+			     (unsigned long long)v);
+			return;
+		}
+		reply(r, "group %s", pol_group_name(p->pol, c->group));
+		reply(r, "resident %llu", (unsigned long long)c->resident);
+		reply(r, "swapped %llu", (unsigned long long)c->swapped);
+		reply(r, "faults %llu", (unsigned long long)c->st.faults);
+		reply(r, "first_touch %llu",
+		      (unsigned long long)c->st.first_touch);
+		reply(r, "swapins %llu", (unsigned long long)c->st.swapins);
+		reply(r, "swapouts %llu", (unsigned long long)c->st.swapouts);
+		reply(r, "armed %llu", (unsigned long long)c->st.armed);
+		reply(r, "young_refaults %llu",
+		      (unsigned long long)c->st.young);
+		reply(r, "regions %zu", c->nr_regions);
+		reply(r, "ok");
+	} else {
+		fail(r, "stat: expected nothing, group NAME or pid PID");
+	}
+}
+
+static void cmd_clients(struct req *r)
+{
+	struct pgr *p = r->p;
+
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+
+		if (c->used)
+			reply(r, "%d group=%s resident=%llu swapped=%llu",
+			      c->pid, pol_group_name(p->pol, c->group),
+			      (unsigned long long)c->resident,
+			      (unsigned long long)c->swapped);
+	}
+	reply(r, "ok");
+}
+
+static int tokenize(char *s, char **argv)
+{
+	int argc = 0;
+
+	while (*s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		if (argc == MAX_ARGS)
+			return -1;
+		argv[argc++] = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		if (*s)
+			*s++ = 0;
+	}
+	return argc;
+}
+
+void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
+{
+	struct req r = { .p = p, .conn = conn };
+	const char *cmd;
+
+	r.argc = tokenize(line, r.argv);
+	if (r.argc < 0) {
+		fail(&r, "too many words");
+		return;
+	}
+	if (!r.argc)
+		return;
+	cmd = r.argv[0];
+	if (!strcmp(cmd, "hello"))
+		cmd_hello(&r);
+	else if (!strcmp(cmd, "attach"))
+		cmd_attach(&r);
+	else if (!strcmp(cmd, "exclude"))
+		cmd_exclude(&r);
+	else if (!strcmp(cmd, "adopt"))
+		cmd_adopt(&r, false);
+	else if (!strcmp(cmd, "map"))
+		cmd_adopt(&r, true);
+	else if (!strcmp(cmd, "done"))
+		cmd_done(&r);
+	else if (!strcmp(cmd, "notify"))
+		cmd_notify(&r);
+	else if (!strcmp(cmd, "group"))
+		cmd_group(&r);
+	else if (!strcmp(cmd, "set"))
+		cmd_set(&r);
+	else if (!strcmp(cmd, "get"))
+		cmd_get(&r);
+	else if (!strcmp(cmd, "stat"))
+		cmd_stat(&r);
+	else if (!strcmp(cmd, "clients"))
+		cmd_clients(&r);
+	else if (!strcmp(cmd, "detach")) {
+		p->detached = true;
+		reply(&r, "ok");
+		if (p->o.private_mode && !pgr_nr_clients(p))
+			pgr_stop(p);
+	} else if (!strcmp(cmd, "shutdown")) {
+		reply(&r, "ok");
+		pgr_stop(p);
+	} else if (!strcmp(cmd, "ping"))
+		reply(&r, "ok");
+	else
+		fail(&r, "unknown command '%.40s'", cmd);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * knobs.c - the daemon's own tunables: how faults are served, next to the
+ * policy's (what reclaim decides), which pol_set() owns. Both answer to
+ * `pager set/get` and --set; names follow the kernel's.
+ *
+ *   fault_around_bytes  (debugfs fault_around_bytes) first touches are
+ *                       zero-filled this many bytes at a time, from the
+ *                       faulting page on; rounded down to a power of two
+ *   vm.page-cluster     (/proc/sys/vm/page-cluster) a swap-in reads up to
+ *                       2^N neighbouring pages of the region that are in
+ *                       swap too (the kernel's VMA swap readahead); 0: off
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pgr.h"
+#include "util.h"
+
+struct knob {
+	const char *name;
+	uint64_t min, max, def;
+};
+
+static const struct knob knobs[] = {
+	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 65536 },
+	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3 },
+};
+
+#define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+static void apply(struct pgr *p, unsigned int k, uint64_t v)
+{
+	switch (k) {
+	case 0: {
+		uint64_t pages = v / PGR_PAGE, pow = 1;
+
+		while (pow * 2 <= pages)
+			pow *= 2;
+		p->fault_around = (unsigned int)pow;
+		break;
+	}
+	case 1:
+		p->page_cluster = (unsigned int)v;
+		break;
+	}
+}
+
+static uint64_t value(const struct pgr *p, unsigned int k)
+{
+	return k == 0 ? (uint64_t)p->fault_around * PGR_PAGE : p->page_cluster;
+}
+
+void pgr_knobs_init(struct pgr *p)
+{
+	for (unsigned int k = 0; k < NR_KNOBS; k++)
+		apply(p, k, knobs[k].def);
+}
+
+static int find(const char *key)
+{
+	for (unsigned int k = 0; k < NR_KNOBS; k++)
+		if (!strcmp(key, knobs[k].name))
+			return (int)k;
+	return -1;
+}
+
+int pgr_knob_set(struct pgr *p, const char *key, const char *val,
+		 const char **why)
+{
+	static char msg[96];
+	int k = find(key);
+	uint64_t v;
+
+	if (k < 0)
+		return -ENOENT;
+	if (pgr_parse_u64(val, &v) || v < knobs[k].min || v > knobs[k].max) {
+		snprintf(msg, sizeof(msg), "expected a number from %llu to %llu",
+			 (unsigned long long)knobs[k].min,
+			 (unsigned long long)knobs[k].max);
+		*why = msg;
+		return -EINVAL;
+	}
+	apply(p, (unsigned int)k, v);
+	return 0;
+}
+
+int pgr_knob_get(const struct pgr *p, const char *key, char *buf, size_t len)
+{
+	int k = find(key);
+
+	if (k < 0)
+		return -ENOENT;
+	snprintf(buf, len, "%llu", (unsigned long long)value(p, (unsigned int)k));
+	return 0;
+}
+
+const char *pgr_knob_name(unsigned int i)
+{
+	return i < NR_KNOBS ? knobs[i].name : NULL;
+}
+
+int pgr_tunable_set(struct pgr *p, const char *key, const char *val,
+		    const char **why)
+{
+	int err = pgr_knob_set(p, key, val, why);
+
+	if (err != -ENOENT)
+		return err;
+	return pol_set(p->pol, key, val, why) ? -EINVAL : 0;
+}

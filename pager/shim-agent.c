@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim-agent.c - the agent: a thread in each client that performs the
+ * MADV_DONTNEED the daemon asks for (the daemon cannot unmap another
+ * process's pages), and the process's guard against the daemon's death.
+ *
+ *   daemon -> agent:  dontneed ID START LEN [START LEN]...   (hex)
+ *   agent -> daemon:  done ID      (after every madvise returned)
+ *
+ * When the connection breaks, the daemon is gone: pages it evicted exist
+ * only in its swap, and the process's own copy of the userfaultfd keeps
+ * faults on them waiting instead of reading zeros. The agent then ends the
+ * process with a message: wrong data is never an option.
+ *
+ * The agent runs on a stack the pager never adopts and uses only static
+ * buffers in the shim's data (excluded too) and raw system calls, so no
+ * page it touches can ever be waiting for the daemon.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "shim.h"
+
+static struct wire agent_wire;
+
+void shim_say(const char *fmt, ...)
+{
+	static char buf[512];
+	va_list ap;
+	int n = snprintf(buf, sizeof(buf), "pager: ");
+
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(2, buf, (size_t)n) < 0)
+		return;
+}
+
+void *shim_mmap(size_t len)
+{
+	return (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | PGR_MAP_MARKER,
+			       -1, 0);
+}
+
+static int hex(const char **s, unsigned long long *v)
+{
+	char *end;
+
+	while (**s == ' ')
+		(*s)++;
+	*v = strtoull(*s, &end, 16);
+	if (end == *s)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+static void dontneed(const char *args)
+{
+	static char reply[64];
+	unsigned long long id, start, len;
+
+	if (hex(&args, &id))
+		return;
+	while (!hex(&args, &start) && !hex(&args, &len))
+		syscall(SYS_madvise, (void *)(uintptr_t)start, (size_t)len,
+			MADV_DONTNEED);
+	snprintf(reply, sizeof(reply), "done %llx\n", id);
+	wire_send(shim.agent_fd, reply, strlen(reply), NULL, 0);
+}
+
+static void fail_stop(void)
+{
+	shim_say("the pager daemon is gone; stopping process %d so that it "
+		 "never reads memory the pager held (its pages may be in the "
+		 "daemon's swap)", (int)getpid());
+	syscall(SYS_kill, getpid(), SIGKILL);
+	for (;;)
+		pause();
+}
+
+static void *agent(void *arg)
+{
+	sigset_t all;
+
+	/* Signals are the program's business, not ours. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	wire_init(&agent_wire, shim.agent_fd);
+	for (;;) {
+		char *line;
+		int n = wire_fill(&agent_wire);
+
+		if (n == -EINTR)
+			continue;
+		if (n <= 0)
+			fail_stop();
+		while ((line = wire_line(&agent_wire)))
+			if (!strncmp(line, "dontneed ", 9))
+				dontneed(line + 9);
+	}
+	return NULL;
+}
+
+int shim_agent_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, shim.stack, SHIM_STACK);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&t, &attr, agent, NULL);
+	pthread_attr_destroy(&attr);
+	return -err;
+}

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.c - the preload shim (LD_PRELOAD=libpager-preload.so): puts the
+ * program's anonymous memory under the pager.
+ *
+ * At load: create the process's userfaultfd (/dev/userfaultfd, else the
+ * syscall) with the fork, remap, remove and unmap events, thread ids and
+ * write-protect faults; hand it to the daemon (SCM_RIGHTS) and keep our
+ * own copy; tell the daemon what memory is the shim's own (never adopt
+ * it); have it adopt every anonymous mapping that exists; start the agent.
+ *
+ * Then: the program's own anonymous mmap calls go through us (the mmap
+ * symbol), are made with a marker flag the seccomp filter lets through,
+ * and are adopted before mmap returns. Mappings made inside libc (malloc's
+ * mmap, brk) reach the daemon through the seccomp filter `pager run`
+ * installed. munmap and mremap need nothing: the userfaultfd events say.
+ *
+ * fork: the child's userfaultfd goes to the daemon with the FORK event;
+ * in the child we touch the beacon page, which is never present, so the
+ * daemon learns from that fault's thread id which process the new
+ * userfaultfd belongs to; then the child says hello, gets its own copy of
+ * the userfaultfd back, and starts its agent. exec: everything is
+ * close-on-exec and the next program's shim starts over.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "shim.h"
+
+struct shim shim = {
+	.uffd = -1, .agent_fd = -1, .sync_fd = -1,
+	.sync_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+#define UFFD_FEATURES (UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
+		       UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP | \
+		       UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_PAGEFAULT_FLAG_WP)
+
+static int new_uffd(void)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURES };
+	int fd = -1, dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+	if (dev >= 0) {
+		fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+		close(dev);
+	}
+	if (fd < 0)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, UFFDIO_API, &api) ||
+	    (api.features & UFFD_FEATURES) != UFFD_FEATURES) {
+		close(fd);
+		return -ENOSYS;
+	}
+	return fd;
+}
+
+static int connect_daemon(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	memcpy(sa.sun_path, shim.socket, sizeof(sa.sun_path) - 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Send a request on @fd and wait for ok; @fds ride with it. */
+static int call(int fd, struct wire *w, const int *fds, int nfds,
+		const char *fmt, ...)
+{
+	char line[256], err[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	line[n++] = '\n';
+	if (wire_send(fd, line, (size_t)n, fds, nfds))
+		return -EPIPE;
+	n = wire_call(w, NULL, NULL, err, sizeof(err));
+	if (n == -1)
+		shim_say("the daemon refused '%.*s': %s", (int)strcspn(line,
+			 "\n"), line, err);
+	return n;
+}
+
+static struct wire hello_wire;	/* used before the agent starts */
+
+/*
+ * Tell the daemon the static data the agent can touch: the writable
+ * segments (with their anonymous .bss tails) of the shim, libc and the
+ * dynamic loader. The agent runs in their code; a page of theirs being
+ * evicted would make the agent wait for itself. The program's own
+ * static data and other libraries' stay the pager's.
+ */
+static bool agent_runs_in(const struct dl_phdr_info *info)
+{
+	uintptr_t me = (uintptr_t)&shim;
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+
+	if (strstr(name, "/libc.so") || strstr(name, "/ld-linux") ||
+	    strstr(name, "/libpthread.so"))
+		return true;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && s <= me && me < s + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static int exclude_agent_data(struct dl_phdr_info *info, size_t size,
+			      void *arg)
+{
+	int *err = arg;
+
+	if (!agent_runs_in(info))
+		return 0;
+	for (int k = 0; k < info->dlpi_phnum && !*err; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t s = (info->dlpi_addr + ph->p_vaddr) & ~4095UL;
+		uintptr_t e = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz +
+			       4095) & ~4095UL;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
+			*err = call(shim.agent_fd, &hello_wire, NULL, 0,
+				    "exclude %lx %lx", (unsigned long)s,
+				    (unsigned long)(e - s));
+	}
+	return 0;
+}
+
+static void child_after_fork(void);
+
+static void shim_start(void)
+{
+	const char *sock = getenv("PAGER_SOCKET");
+	const char *group = getenv("PAGER_GROUP");
+	int fd, err;
+
+	if (!sock || !*sock || getenv("PAGER_SHIM_OFF"))
+		return;
+	snprintf(shim.socket, sizeof(shim.socket), "%s", sock);
+	snprintf(shim.group, sizeof(shim.group), "%s", group ? group : "");
+	shim.uffd = new_uffd();
+	if (shim.uffd < 0) {
+		shim_say("no userfaultfd here (%s): running unmanaged",
+			 strerror(-shim.uffd));
+		return;
+	}
+	shim.beacon = shim_mmap(4096);
+	shim.stack = shim_mmap(SHIM_STACK);
+	fd = connect_daemon();
+	if (fd < 0 || shim.beacon == MAP_FAILED || shim.stack == MAP_FAILED) {
+		shim_say("cannot reach the pager daemon at %s (%s): running "
+			 "unmanaged", shim.socket, strerror(fd < 0 ? -fd : ENOMEM));
+		if (fd >= 0)
+			close(fd);
+		close(shim.uffd);
+		shim.uffd = -1;
+		return;
+	}
+	shim.agent_fd = fd;
+	wire_init(&hello_wire, fd);
+	err = call(fd, &hello_wire, &shim.uffd, 1, "hello %d%s%s",
+		   (int)getpid(), shim.group[0] ? " group=" : "", shim.group);
+	if (!err)
+		err = call(fd, &hello_wire, NULL, 0, "exclude %lx %lx",
+			   (unsigned long)(uintptr_t)shim.stack,
+			   (unsigned long)SHIM_STACK);
+	if (!err)
+		dl_iterate_phdr(exclude_agent_data, &err);
+	if (!err)
+		err = call(fd, &hello_wire, NULL, 0, "adopt");
+	if (err) {
+		shim_say("the pager daemon did not take this process: running "
+			 "unmanaged");
+		close(fd);
+		return;
+	}
+	shim.on = true;
+	pthread_atfork(NULL, NULL, child_after_fork);
+	if (shim_agent_start())
+		shim_say("cannot start the agent thread");
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	int saved = errno;
+
+	shim_start();
+	errno = saved;
+}
+
+/* A request from a program thread, on the second connection. */
+static void sync_request(const char *fmt, unsigned long a, unsigned long b)
+{
+	static struct wire sync_wire;
+	int err;
+
+	pthread_mutex_lock(&shim.sync_lock);
+	if (shim.sync_fd < 0) {
+		shim.sync_fd = connect_daemon();
+		if (shim.sync_fd >= 0) {
+			wire_init(&sync_wire, shim.sync_fd);
+			if (call(shim.sync_fd, &sync_wire, NULL, 0,
+				 "attach %d", (int)getpid())) {
+				close(shim.sync_fd);
+				shim.sync_fd = -1;
+			}
+		}
+	}
+	if (shim.sync_fd >= 0) {
+		err = call(shim.sync_fd, &sync_wire, NULL, 0, fmt, a, b);
+		if (err < -1) {
+			close(shim.sync_fd);
+			shim.sync_fd = -1;
+		}
+	}
+	pthread_mutex_unlock(&shim.sync_lock);
+}
+
+static bool anon_private(int flags)
+{
+	return (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	bool adopt = shim.on && anon_private(flags) &&
+		     !(flags & PGR_MAP_MARKER) && len;
+	void *p;
+
+	p = (void *)syscall(SYS_mmap, addr, len, prot,
+			    adopt ? flags | PGR_MAP_MARKER : flags, fd, off);
+	if (p != MAP_FAILED && adopt) {
+		int saved = errno;
+
+		sync_request("map %lx %lx", (unsigned long)(uintptr_t)p,
+			     (unsigned long)len);
+		errno = saved;
+	}
+	return p;
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+	__attribute__((alias("mmap")));
+
+/*
+ * In the child of a fork (pthread_atfork). The parent's connections and
+ * userfaultfd copy are inherited and not ours.
+ */
+static void child_after_fork(void)
+{
+	struct wire *w = &hello_wire;
+	int fd, saved = errno;
+
+	if (!shim.on)
+		return;
+	shim.on = false;
+	close(shim.agent_fd);
+	if (shim.sync_fd >= 0)
+		close(shim.sync_fd);
+	close(shim.uffd);
+	shim.agent_fd = shim.sync_fd = shim.uffd = -1;
+	pthread_mutex_init(&shim.sync_lock, NULL);
+	/* The beacon: a fault the daemon sees with our thread id. */
+	(void)*(volatile char *)shim.beacon;
+	fd = connect_daemon();
+	if (fd < 0) {
+		shim_say("the child %d cannot reach the pager daemon: stopping",
+			 (int)getpid());
+		_exit(127);
+	}
+	shim.agent_fd = fd;
+	wire_init(w, fd);
+	if (call(fd, w, NULL, 0, "hello %d child", (int)getpid())) {
+		shim_say("the daemon did not take the child %d: stopping",
+			 (int)getpid());
+		_exit(127);
+	}
+	shim.uffd = wire_take_fd(w);
+	/* Empty again, for our own children. */
+	syscall(SYS_madvise, shim.beacon, 4096, MADV_DONTNEED);
+	shim.on = true;
+	shim_agent_start();
+	errno = saved;
+}
