@@ -17,10 +17,13 @@
  * closed.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -169,12 +172,47 @@ static bool in_group(const struct pgr *p, int g, int root)
 	return false;
 }
 
+/*
+ * Say @msg on @pid's stderr as well, unless that is ours (a private
+ * daemon's errors already go there): whoever runs a program against a
+ * standing daemon learns why it died. O_APPEND, for a log file.
+ */
+static void tell(pid_t pid, const char *fmt, ...)
+{
+	char path[64], msg[512];
+	struct stat theirs, ours;
+	va_list ap;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/2", (int)pid);
+	fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK |
+		  O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &theirs) == 0 && fstat(2, &ours) == 0 &&
+	    theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino) {
+		close(fd);
+		return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n > 0 && write(fd, msg, (size_t)n < sizeof(msg) ? (size_t)n :
+			   sizeof(msg) - 1) < 0)
+		pgr_dbg("cannot tell process %d: %s", pid, strerror(errno));
+	close(fd);
+}
+
 void pgr_kill(struct pgr *p, struct client *c, const char *why)
 {
-	if (c->pid > 0 && kill(c->pid, SIGKILL) == 0)
-		pgr_err("killed process %d: %s", c->pid, why);
-	else
-		pgr_client_gone(p, c, why);
+	if (c->pid > 0) {
+		tell(c->pid, "pager: killed process %d: %s\n", c->pid, why);
+		if (kill(c->pid, SIGKILL) == 0) {
+			pgr_err("killed process %d: %s", c->pid, why);
+			return;
+		}
+	}
+	pgr_client_gone(p, c, why);
 }
 
 void pgr_oom(struct pgr *p, int group, struct client *for_client)
@@ -209,9 +247,9 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client)
 		for_client ? for_client->pid : 0, victim->pid,
 		(unsigned long long)victim->resident,
 		(unsigned long long)victim->swapped);
-	fprintf(stderr, "pager: out of memory: killed process %d (%llu pages "
-		"resident, %llu swapped)\n", victim->pid,
-		(unsigned long long)victim->resident,
-		(unsigned long long)victim->swapped);
+	tell(victim->pid, "pager: out of memory: killed process %d (%llu "
+	     "pages resident, %llu swapped)\n", victim->pid,
+	     (unsigned long long)victim->resident,
+	     (unsigned long long)victim->swapped);
 	kill(victim->pid, SIGKILL);
 }

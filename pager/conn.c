@@ -5,9 +5,8 @@
  * connection speaks lines (docs/protocol.md), with file descriptors
  * riding along; a shim's connection is also its agent's channel.
  *
- * A line that does not parse gets an error line; a connection that sends
- * more than a line's worth of garbage is closed. Neither disturbs anyone
- * else.
+ * A line that does not parse, or is too long, gets an error line, and the
+ * connection goes on; nothing one peer sends disturbs anyone else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -136,9 +135,8 @@ static void on_conn(uv_poll_t *h, int status, int events)
 	if (n == -EAGAIN)
 		return;
 	if (n == -EMSGSIZE) {
-		pgr_conn_send(c, "error line too long");
-		conn_close(c);
-		return;
+		pgr_conn_send(c, "error line too long (the limit is 64 KiB)");
+		return;		/* the rest of it is dropped as it comes */
 	}
 	while (!c->closing && (line = wire_line(&c->w)))
 		pgr_ctl_command(p, c, line);

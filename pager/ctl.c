@@ -147,6 +147,7 @@ static void cmd_hello(struct req *r)
 	pgr_client_set_pid(p, c, (pid_t)pid);
 	pgr_client_watch(p, c);
 	pgr_conn_set_client(r->conn, c, true);
+	p->clients_joined++;
 	pgr_info("process %d joined (group %s)", (int)pid,
 		 pol_group_name(p->pol, group));
 	reply(r, "ok");
@@ -288,15 +289,20 @@ static void cmd_set(struct req *r)
 	reply(r, "ok");
 }
 
+static int get_value(struct req *r, const char *key, char *v, size_t len)
+{
+	if (pol_get(r->p->pol, key, v, len) == 0 ||
+	    pgr_knob_get(r->p, key, v, len) == 0)
+		return 0;
+	return -1;
+}
+
 static void get_one(struct req *r, const char *key)
 {
 	char v[128];
 
-	if (pol_get(r->p->pol, key, v, sizeof(v)) == 0 ||
-	    pgr_knob_get(r->p, key, v, sizeof(v)) == 0)
+	if (!get_value(r, key, v, sizeof(v)))
 		reply(r, "%s %s", key, v);
-	else
-		reply(r, "%s ?", key);
 }
 
 static void cmd_get(struct req *r)
@@ -304,6 +310,14 @@ static void cmd_get(struct req *r)
 	struct pgr *p = r->p;
 	const char *name;
 
+	for (int i = 1; i < r->argc; i++) {
+		char v[128];
+
+		if (get_value(r, r->argv[i], v, sizeof(v))) {
+			fail(r, "get: unknown tunable '%.80s'", r->argv[i]);
+			return;
+		}
+	}
 	for (int i = 1; i < r->argc; i++)
 		get_one(r, r->argv[i]);
 	if (r->argc > 1) {
@@ -356,6 +370,8 @@ static void cmd_stat(struct req *r)
 		      (p->swap_fd >= 0 ? p->o.swap_pages : 0));
 		reply(r, "swap_used %llu", (unsigned long long)p->swap_used);
 		reply(r, "clients %u", pgr_nr_clients(p));
+		reply(r, "clients_joined %llu",
+		      (unsigned long long)p->clients_joined);
 		reply(r, "ok");
 	} else if (r->argc == 3 && !strcmp(r->argv[1], "group")) {
 		int g = pol_group_find(p->pol, r->argv[2]);
@@ -378,17 +394,20 @@ static void cmd_stat(struct req *r)
 			return;
 		}
 		reply(r, "group %s", pol_group_name(p->pol, c->group));
-		reply(r, "resident %llu", (unsigned long long)c->resident);
-		reply(r, "swapped %llu", (unsigned long long)c->swapped);
-		reply(r, "faults %llu", (unsigned long long)c->st.faults);
-		reply(r, "first_touch %llu",
-		      (unsigned long long)c->st.first_touch);
-		reply(r, "swapins %llu", (unsigned long long)c->st.swapins);
-		reply(r, "swapouts %llu", (unsigned long long)c->st.swapouts);
-		reply(r, "armed %llu", (unsigned long long)c->st.armed);
-		reply(r, "young_refaults %llu",
+		reply(r, "nr_resident %llu", (unsigned long long)c->resident);
+		reply(r, "nr_swap_entries %llu",
+		      (unsigned long long)c->swapped);
+		reply(r, "nr_foreign %llu", (unsigned long long)c->foreign);
+		reply(r, "pgfault %llu", (unsigned long long)c->st.faults);
+		reply(r, "pgmajfault %llu", (unsigned long long)c->st.swapins);
+		reply(r, "pgfault_young %llu",
 		      (unsigned long long)c->st.young);
-		reply(r, "regions %zu", c->nr_regions);
+		reply(r, "pgfault_first_touch %llu",
+		      (unsigned long long)c->st.first_touch);
+		reply(r, "pswpin %llu", (unsigned long long)c->st.pswpin);
+		reply(r, "pswpout %llu", (unsigned long long)c->st.swapouts);
+		reply(r, "pgarmed %llu", (unsigned long long)c->st.armed);
+		reply(r, "nr_regions %zu", c->nr_regions);
 		reply(r, "ok");
 	} else {
 		fail(r, "stat: expected nothing, group NAME or pid PID");
@@ -436,6 +455,12 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 	struct req r = { .p = p, .conn = conn };
 	const char *cmd;
 
+	for (const unsigned char *c = (const unsigned char *)line; *c; c++) {
+		if ((*c < 0x20 && *c != '\t') || *c >= 0x7f) {
+			fail(&r, "not a line of text (byte 0x%02x)", *c);
+			return;
+		}
+	}
 	r.argc = tokenize(line, r.argv);
 	if (r.argc < 0) {
 		fail(&r, "too many words");

@@ -308,6 +308,7 @@ static int start_read(struct pgr *p, struct client *c, uint32_t rid,
 	c->swapped--;
 	pol_count(p->pol, c->group, POL_PSWPIN, 1);
 	pol_count(p->pol, c->group, POL_PGPGIN, 4);
+	c->st.pswpin++;
 	return 0;
 }
 

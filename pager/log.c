@@ -23,10 +23,11 @@ void pgr_log_open(const char *path)
 	}
 }
 
+static const char *const names[] = { "error", "warning", "info", "debug" };
+
+/* The log file: a timestamp, the process, the level. */
 static void emit_line(FILE *f, int level, const char *fmt, va_list ap)
 {
-	static const char *const names[] = { "error", "warning", "info",
-					     "debug" };
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -34,6 +35,17 @@ static void emit_line(FILE *f, int level, const char *fmt, va_list ap)
 		ts.tv_nsec / 1000000, (int)getpid(), names[level]);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
+}
+
+/* stderr, for a person: "pager: MESSAGE", the level unless an error. */
+static void emit_user(int level, const char *fmt, va_list ap)
+{
+	if (level == PGR_LOG_ERR)
+		fputs("pager: ", stderr);
+	else
+		fprintf(stderr, "pager: %s: ", names[level]);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
 }
 
 void pgr_log(int level, const char *fmt, ...)
@@ -47,7 +59,7 @@ void pgr_log(int level, const char *fmt, ...)
 	}
 	if (!log_file || level == PGR_LOG_ERR) {
 		va_start(ap, fmt);
-		emit_line(stderr, level, fmt, ap);
+		emit_user(level, fmt, ap);
 		va_end(ap);
 	}
 }

@@ -128,7 +128,8 @@ struct listener;
 struct client_stats {
 	uint64_t faults;	/* missing and write-protect faults */
 	uint64_t first_touch;	/* pages zero-filled */
-	uint64_t swapins;
+	uint64_t swapins;	/* faults that waited for a swap read */
+	uint64_t pswpin;	/* pages read, readahead included */
 	uint64_t swapouts;
 	uint64_t young;		/* refaults of armed pages */
 	uint64_t armed;		/* pages armed by the scanner */
@@ -195,6 +196,7 @@ struct pgr {
 
 	struct client *clients;
 	uint32_t nr_clients, cap_clients;
+	uint64_t clients_joined;	/* hellos, ever */
 
 	/* page buffers: the pager's own cache of page contents */
 	char *arena;			/* budget pages, reserved */

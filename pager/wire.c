@@ -17,6 +17,7 @@ void wire_init(struct wire *w, int fd)
 	w->len = 0;
 	w->used = 0;
 	w->nfds = 0;
+	w->skipping = 0;
 }
 
 void wire_release(struct wire *w)
@@ -43,8 +44,12 @@ int wire_fill(struct wire *w)
 		w->len -= w->used;
 		w->used = 0;
 	}
-	if (w->len == WIRE_BUF)
+	if (w->len == WIRE_BUF) {
+		/* No newline in a full buffer: drop the line. */
+		w->len = 0;
+		w->skipping = 1;
 		return -EMSGSIZE;
+	}
 	iov.iov_base = w->buf + w->len;
 	iov.iov_len = WIRE_BUF - w->len;
 	msg.msg_iov = &iov;
@@ -78,6 +83,16 @@ char *wire_line(struct wire *w)
 	char *start = w->buf + w->used;
 	char *nl = memchr(start, '\n', w->len - w->used);
 
+	if (w->skipping) {
+		/* The rest of an overlong line. */
+		if (!nl) {
+			w->len = w->used = 0;
+			return NULL;
+		}
+		w->skipping = 0;
+		w->used = (size_t)(nl - w->buf) + 1;
+		return wire_line(w);
+	}
 	if (!nl)
 		return NULL;
 	*nl = 0;

@@ -19,6 +19,7 @@ struct wire {
 	size_t used;		/* bytes of buf handed out as lines */
 	int nfds;
 	int fds[WIRE_MAX_FDS];
+	int skipping;		/* dropping an overlong line to its end */
 	char buf[WIRE_BUF + 1];
 };
 
@@ -26,8 +27,9 @@ void wire_init(struct wire *w, int fd);
 /* Close the fds received and not taken (not w->fd). */
 void wire_release(struct wire *w);
 /* Read what is there (or wait for something, on a blocking socket).
- * Return bytes read, 0 at EOF, -EAGAIN, or -errno; -EMSGSIZE when a line
- * is longer than WIRE_BUF. */
+ * Return bytes read, 0 at EOF, -EAGAIN, or -errno; -EMSGSIZE once for a
+ * line longer than WIRE_BUF, which is then dropped up to its newline
+ * while reading goes on. */
 int wire_fill(struct wire *w);
 /* The next complete line, newline stripped, NUL-terminated, valid until
  * the next wire_fill(); NULL if none is complete. */

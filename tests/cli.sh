@@ -23,7 +23,13 @@ expect() {
 	fi
 }
 
-echo "1..16"
+if "$PAGER" run --help >/dev/null 2>&1; then
+	daemon=yes
+	echo "1..27"
+else
+	daemon=
+	echo "1..16"
+fi
 expect 2 'usage: pager' "no command" -- "$PAGER"
 expect 2 "unknown command 'frob'" "unknown command" -- "$PAGER" frob
 expect 2 'required' "sim without a budget" -- "$PAGER" sim "$tmp/ok.trace"
@@ -49,3 +55,20 @@ expect 0 'refs 2' "a good trace from standard input" -- sh -c "\"$PAGER\" sim --
 "$PAGER" convert --text "$tmp/ok.bin" "$tmp/ok2.trace"
 expect 0 'refs 2' "text -> binary -> text keeps the trace" -- "$PAGER" sim --pages 64 "$tmp/ok2.trace"
 expect 2 'gen' "gen without a kind" -- "$PAGER" gen
+
+[ -n "$daemon" ] || exit 0
+# The daemon's commands: usage errors never start anything.
+expect 2 'unrecognized option' "run: unknown option" -- "$PAGER" run --frob -- true
+expect 2 "bad size '12X'" "run: bad size" -- "$PAGER" run --mem 12X -- true
+expect 2 'too small to run anything: at least 4M' "run: budget too small" -- "$PAGER" run --mem 1M -- true
+expect 2 'missing CMD' "run: no command" -- "$PAGER" run --mem 8M
+expect 2 "bad swap size 'lots'" "daemon: bad swap size" -- "$PAGER" daemon --swap-size lots
+expect 1 "cannot open swap file '/nonexistent/dir/swap': No such file or directory" \
+	"run: a swap file that cannot be created" -- "$PAGER" run --swap /nonexistent/dir/swap -- true
+expect 1 "no pager daemon at '$tmp/none.sock'" "stat: no daemon at the socket" \
+	-- "$PAGER" stat --socket "$tmp/none.sock"
+expect 1 "no pager daemon at '$tmp/none.sock'" "set: no daemon at the socket" \
+	-- "$PAGER" set --socket "$tmp/none.sock" vm.swappiness=10
+expect 2 'usage: pager set' "set: nothing to set" -- "$PAGER" set
+expect 2 'usage: pager stat' "stat: bad arguments" -- "$PAGER" stat --frob
+expect 2 'usage: pager vmstat' "vmstat: bad interval" -- "$PAGER" vmstat zero

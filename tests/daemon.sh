@@ -1,0 +1,244 @@
+#!/bin/sh
+# The daemon and the shim on real programs: real userfaultfd, io_uring,
+# processes and files. Needs root (or unprivileged userfaultfd) and the
+# daemon built; otherwise every test is skipped with the reason.
+#
+# Budgets are 4x smaller than the working sets, with swap, so every test
+# evicts and swaps; outputs are compared with native runs.
+set -u
+tmp=$(mktemp -d)
+sock="$tmp/pager.sock"
+log="$tmp/daemon.log"
+VERIFY="$top_builddir/examples/verify"
+n=0
+plan=22
+daemon_pid=
+
+cleanup() {
+	[ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "1..$plan"
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	[ $# -gt 1 ] && printf '%s\n' "$2" | head -20 | sed 's/^/#   /'
+	[ -f "$log" ] && tail -5 "$log" | sed 's/^/#   log: /'
+	return 0
+}
+check() { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "${3:-}"; fi; }
+skip_rest() {
+	while [ "$n" -lt "$plan" ]; do
+		n=$((n + 1))
+		echo "ok $n # SKIP $1"
+	done
+	exit 0
+}
+skip_one() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+
+# ---- can this machine run the daemon? ------------------------------------
+if ! "$PAGER" run --help >/dev/null 2>&1; then
+	skip_rest "the pager was built without the daemon (liburing, libuv, libseccomp)"
+fi
+if [ "$(id -u)" != 0 ] &&
+   [ "$(cat /proc/sys/vm/unprivileged_userfaultfd 2>/dev/null)" != 1 ] &&
+   [ ! -w /dev/userfaultfd ]; then
+	skip_rest "userfaultfd needs root here (vm.unprivileged_userfaultfd=0)"
+fi
+probe=$("$PAGER" run --mem 8M -- /bin/echo probe 2>&1)
+if [ "$probe" != probe ]; then
+	skip_rest "cannot run under the pager here: $(echo "$probe" | head -1)"
+fi
+
+start_daemon() {	# MEM [ARGS...]
+	mem=$1
+	shift
+	rm -f "$sock"
+	"$PAGER" daemon --mem "$mem" --socket "$sock" --log "$log" "$@" &
+	daemon_pid=$!
+	for _ in $(seq 100); do
+		"$PAGER" stat --socket "$sock" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+stop_daemon() {
+	kill "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid"
+	rc=$?
+	daemon_pid=
+	return $rc
+}
+
+stat_of() {	# NAME: the daemon's counter
+	"$PAGER" stat --socket "$sock" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+# ---- a shell script, pipelines, exec'd programs ---------------------------
+start_daemon 16M || skip_rest "the daemon did not start: $(tail -3 "$log")"
+out=$("$PAGER" run --socket "$sock" -- sh -c '
+	seq 1 200000 | sort -rn | head -n 1
+	python3 -c "print(sum(range(10**6)))"
+	env -u LD_PRELOAD sh -c "echo unmanaged child ok"' 2>&1)
+want=$(printf '200000\n499999500000\nunmanaged child ok')
+check "a shell script with a pipeline, python3 and an unmanaged child" \
+	"$([ "$out" = "$want" ]; echo $?)" "$out"
+joined=$(stat_of clients_joined)
+check "the script's children were managed (joined: $joined)" \
+	"$([ "${joined:-0}" -ge 5 ]; echo $?)"
+
+# ---- self-verifying workloads, 32 MiB under an 8 MiB budget ---------------
+stop_daemon
+start_daemon 8M
+for t in passes threads fork mremap munmap dontneed pipe; do
+	out=$("$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 "$t" 2>&1)
+	check "verify $t: 32 MiB under 8 MiB, every word right" $? "$out"
+done
+out=$("$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 --threads 8 \
+	--passes 3 threads 2>&1)
+check "verify threads with 8 threads" $? "$out"
+out=$("$PAGER" stat --socket "$sock")
+sout=$(echo "$out" | awk '$1 == "pswpout" { print $2 }')
+sin=$(echo "$out" | awk '$1 == "pswpin" { print $2 }')
+check "they were swapped out and in (pswpout $sout, pswpin $sin)" \
+	"$([ "${sout:-0}" -gt 8192 ] && [ "${sin:-0}" -gt 8192 ]; echo $?)"
+
+# ---- the client's memory stays within the budget --------------------------
+"$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 --passes 3 passes \
+	> "$tmp/rss.out" 2>&1 &
+run=$!
+max=0
+vpid=
+out0=$(stat_of pswpout)
+while kill -0 "$run" 2>/dev/null; do
+	[ -z "$vpid" ] && vpid=$(pgrep -n -x verify)
+	if [ -n "$vpid" ]; then
+		r=$(awk '/^RssAnon/ { print $2 }' "/proc/$vpid/status" 2>/dev/null)
+		[ -n "$r" ] && [ "$r" -gt "$max" ] && max=$r
+	fi
+	sleep 0.02
+done
+wait "$run"
+rc=$?
+out1=$(stat_of pswpout)
+# The slack (docs/design.md): what the shim keeps for itself (the agent's
+# stack, its data, libc's) and pages on their way out.
+check "RssAnon stays within 8 MiB + 1 MiB while pswpout rises (max $max KiB, pswpout +$((out1 - out0)))" \
+	"$([ "$rc" = 0 ] && [ "$max" -gt 4096 ] && [ "$max" -le 9216 ] &&
+	   [ "$((out1 - out0))" -gt 4096 ]; echo $?)" "$(cat "$tmp/rss.out")"
+
+# ---- pager set takes effect at once ---------------------------------------
+"$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 --passes 30 passes \
+	> "$tmp/set.out" 2>&1 &
+run=$!
+sleep 1
+"$PAGER" set --socket "$sock" vm.page-cluster=0 >/dev/null
+ra0=$(stat_of swap_ra)
+sleep 1
+ra1=$(stat_of swap_ra)
+"$PAGER" set --socket "$sock" vm.page-cluster=3 >/dev/null
+sleep 1
+ra2=$(stat_of swap_ra)
+kill "$run" 2>/dev/null
+wait "$run" 2>/dev/null
+check "vm.page-cluster=0 mid-run stops swap readahead, 3 restarts it (swap_ra $ra0, $ra1, $ra2)" \
+	"$([ "$ra0" = "$ra1" ] && [ "$ra2" -gt "$ra1" ]; echo $?)"
+v=$("$PAGER" get --socket "$sock" vm.page-cluster)
+check "pager get reads it back" "$([ "$v" = "vm.page-cluster 3" ]; echo $?)" "$v"
+
+# ---- real programs give the native output ----------------------------------
+stop_daemon
+start_daemon 32M
+if command -v stress-ng >/dev/null; then
+	out=$("$PAGER" run --socket "$sock" -- stress-ng --vm 2 --vm-bytes 64M \
+		--vm-method all --verify --timeout 8s 2>&1)
+	rc=$?
+	check "stress-ng --vm 2 --vm-bytes 64M (128M in all) --verify under 32M" \
+		"$([ $rc = 0 ] && ! echo "$out" | grep -qi 'fail\|error'; echo $?)" \
+		"$out"
+else
+	skip_one "stress-ng is not installed"
+fi
+prog='l = list(range(2 * 10**6)); print(sum(l), len(l), l[123456])'
+want=$(python3 -c "$prog")
+out=$("$PAGER" run --socket "$sock" -- python3 -c "$prog" 2>&1)
+check "python3 builds and sums a large list (about 100 MB) as natively" \
+	"$([ "$out" = "$want" ]; echo $?)" "$out"
+if command -v sqlite3 >/dev/null; then
+	cat > "$tmp/index.sql" <<'EOF'
+CREATE TABLE t(a INTEGER, b TEXT);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 600000)
+INSERT INTO t SELECT (x * 7919) % 600000, printf('row-%08d-%d', x, x % 97) FROM c;
+CREATE INDEX ta ON t(a);
+SELECT count(*), sum(a), min(b), max(b) FROM t WHERE a BETWEEN 1000 AND 500000;
+SELECT a, b FROM t WHERE a IN (5, 77777, 599999) ORDER BY a;
+EOF
+	want=$(sqlite3 :memory: < "$tmp/index.sql")
+	stop_daemon
+	start_daemon 24M
+	out=$("$PAGER" run --socket "$sock" -- sqlite3 :memory: \
+		< "$tmp/index.sql" 2>&1)
+	check "sqlite3 indexes a 46 MB in-memory database under 24M as natively" \
+		"$([ "$out" = "$want" ]; echo $?)" "$out"
+else
+	skip_one "sqlite3 is not installed"
+fi
+
+# ---- out of memory: the biggest client is killed, the rest go on -----------
+stop_daemon
+start_daemon 8M --no-swap
+out=$("$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 passes 2>&1)
+rc=$?
+check "no swap, 32 MiB in 8 MiB: killed (status $rc), and told so" \
+	"$([ $rc = 137 ] && echo "$out" | grep -q 'out of memory: killed process'; echo $?)" \
+	"$out"
+out=$("$PAGER" run --socket "$sock" -- /bin/echo still serving 2>&1)
+oom=$(stat_of oom_kill)
+check "the daemon serves the next client (oom_kill $oom)" \
+	"$([ "$out" = "still serving" ] && [ "$oom" = 1 ]; echo $?)" "$out"
+
+# ---- garbage on the control socket ------------------------------------------
+out=$(python3 - "$sock" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"frobnicate now\nhello notapid\nset vm.swappiness=900\n"
+          b"get vm.nope\n\xff\xfe\x00garbage\n" + b"x" * 70000 + b"\nping\n")
+s.shutdown(socket.SHUT_WR)
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+print(data.decode(errors="replace"))
+EOF
+)
+errors=$(echo "$out" | grep -c '^error ')
+check "garbage on the socket gets error lines ($errors)" \
+	"$([ "$errors" -ge 5 ]; echo $?)" "$out"
+out=$("$PAGER" run --socket "$sock" -- /bin/echo after garbage 2>&1)
+check "and the daemon keeps serving" \
+	"$([ "$out" = "after garbage" ]; echo $?)" "$out"
+
+# ---- the daemon dies: the client stops, it never reads wrong data ----------
+stop_daemon
+start_daemon 8M
+"$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 --passes 50 passes \
+	> "$tmp/death.out" 2>&1 &
+run=$!
+sleep 1.5
+kill -9 "$daemon_pid"
+wait "$daemon_pid" 2>/dev/null
+daemon_pid=
+wait "$run"
+rc=$?
+out=$(cat "$tmp/death.out")
+check "daemon killed: the client ends (status $rc) with a clear message, no mismatch" \
+	"$([ $rc = 137 ] && echo "$out" | grep -q 'pager daemon is gone' &&
+	   ! echo "$out" | grep -q 'wrong'; echo $?)" "$out"
