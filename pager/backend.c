@@ -123,7 +123,7 @@ static void ask(struct client *c, uint64_t addr)
  * it, and the copy, taken after the write-protection, has those writes.
  * Return 0, or -EAGAIN if it cannot be done now.
  */
-static int arm(struct pgr *p, uint32_t i)
+int pgr_arm(struct pgr *p, uint32_t i)
 {
 	struct client *c = page_client(p, i);
 	struct dpage *d = &p->pages[i];
@@ -146,21 +146,31 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 {
 	struct pgr *p = P(ctx);
 	uint64_t s = *page_slot(p, i);
-	int err;
 
 	if (s & SL_READING) {
 		refs->contended = true;
 		return;
 	}
-	if (s & (SL_ARMING | SL_ARMED))
-		return;			/* armed since: not young */
-	refs->mapped = true;
-	err = arm(p, i);
-	if (err) {
-		refs->contended = true;
+	if (s & (SL_ARMING | SL_ARMED)) {
+		/* Armed since: not young, unless idle marking armed it
+		 * while it was (page_idle's PG_young). */
+		if (p->pages[i].flags & DP_YOUNG) {
+			p->pages[i].flags &= (uint8_t)~DP_YOUNG;
+			refs->young = 1;
+		}
 		return;
 	}
+	/* Mapped since the last test: young. Arming (the clearing) costs
+	 * the program a fault at its next access, so it is left to the
+	 * library to ask for when it matters (be_young_clear()). */
+	refs->mapped = true;
 	refs->young = 1;
+	refs->kept = true;
+}
+
+static void be_young_clear(void *ctx, uint32_t i)
+{
+	pgr_arm(P(ctx), i);	/* if it cannot be armed now: young again */
 }
 
 static int be_unmap(void *ctx, uint32_t i)
@@ -265,6 +275,7 @@ static void be_prefetch(void *ctx, uint32_t i)
 
 const struct pol_backend pgr_backend = {
 	.young = be_young,
+	.young_clear = be_young_clear,
 	.unmap = be_unmap,
 	.writeout = be_writeout,
 	.evict = be_evict,
@@ -423,8 +434,9 @@ void pgr_flush_asks(struct pgr *p)
 		out = pgr_xcalloc(c->nr_asked, sizeof(*out));
 		n = arm_batch(p, c, out);
 		c->nr_asked = 0;
-		/* Up to 100 ranges a request, so a line stays short. */
-		for (size_t from = 0; from < n; from += 100)
+		/* Up to 100 ranges a request, so a line stays short. A
+		 * broken connection ends the client. */
+		for (size_t from = 0; from < n && c->used; from += 100)
 			send_request(p, c, out + from,
 				     n - from < 100 ? n - from : 100);
 		free(out);

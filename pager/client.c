@@ -147,6 +147,10 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 	free(c->excluded);
 	c->regions = NULL;
 	c->asked = c->pending = c->excluded = NULL;
+	c->nr_regions = c->cap_regions = 0;
+	c->nr_asked = c->cap_asked = 0;
+	c->nr_pending = c->cap_pending = 0;
+	c->nr_excluded = c->cap_excluded = 0;
 	if (p->oom_victim == c->pid)
 		p->oom_victim = 0;
 	/* Memory was freed: faults that waited for it may go on. */

@@ -112,6 +112,46 @@ int cmd_stat(int argc, char **argv)
 	return request(sock, line);
 }
 
+int cmd_reclaim(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: pager reclaim [--socket PATH] [--group NAME] SIZE\n"
+		"Reclaims SIZE bytes (K/M/G) from the group (default: all), as "
+		"writing\ncgroup v2's memory.reclaim does; waits until done.\n";
+	char sock[108], line[256];
+	uint64_t bytes;
+
+	socket_arg(&argc, argv, sock, sizeof(sock));
+	if (argc == 2 && !pgr_parse_size(argv[1], &bytes) && bytes)
+		snprintf(line, sizeof(line), "reclaim %.100s", argv[1]);
+	else if (argc == 4 && !strcmp(argv[1], "--group") &&
+		 !pgr_parse_size(argv[3], &bytes) && bytes)
+		snprintf(line, sizeof(line), "reclaim %.100s group=%.100s",
+			 argv[3], argv[2]);
+	else
+		return pgr_usage_error(usage, NULL);
+	return request(sock, line);
+}
+
+int cmd_idle(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: pager idle [--socket PATH] (--pid PID | --group NAME)\n"
+		"Marks every resident page of the process or group idle (armed), "
+		"as\nwriting /sys/kernel/mm/page_idle/bitmap does; the next "
+		"access of each\nis a pgfault_young fault.\n";
+	char sock[108], line[256];
+
+	socket_arg(&argc, argv, sock, sizeof(sock));
+	if (argc == 3 && !strcmp(argv[1], "--pid"))
+		snprintf(line, sizeof(line), "idle pid %.100s", argv[2]);
+	else if (argc == 3 && !strcmp(argv[1], "--group"))
+		snprintf(line, sizeof(line), "idle group %.100s", argv[2]);
+	else
+		return pgr_usage_error(usage, NULL);
+	return request(sock, line);
+}
+
 /* ---- vmstat ------------------------------------------------------------ */
 
 enum { F_FREE, F_IA, F_AA, F_IF, F_AF, F_SI, F_SO, F_RI, F_REF, F_SCAN,

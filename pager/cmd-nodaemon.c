@@ -21,3 +21,5 @@ int cmd_set(int argc, char **argv) { return missing(); }
 int cmd_get(int argc, char **argv) { return missing(); }
 int cmd_stat(int argc, char **argv) { return missing(); }
 int cmd_vmstat(int argc, char **argv) { return missing(); }
+int cmd_reclaim(int argc, char **argv) { return missing(); }
+int cmd_idle(int argc, char **argv) { return missing(); }

@@ -20,6 +20,8 @@ int cmd_set(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_vmstat(int argc, char **argv);
+int cmd_reclaim(int argc, char **argv);
+int cmd_idle(int argc, char **argv);
 
 /* Options shared by `pager daemon` and `pager run` (cmd-daemon.c). */
 struct daemon_args {

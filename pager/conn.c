@@ -22,9 +22,21 @@
 #include "pgr.h"
 #include "util.h"
 
+/* A message not yet sent whole: the peer reads slower than we write. */
+struct outmsg {
+	struct outmsg *next;
+	int fd;			/* rides on the first byte, or -1 */
+	size_t len, off;
+	char data[];
+};
+
+#define OUT_MAX	(16u << 20)	/* unsent bytes before we give up */
+
 struct conn {
 	struct pgr *p;
 	uv_poll_t poll;
+	struct outmsg *out, **out_tail;	/* in order */
+	size_t out_bytes;
 	struct client *client;	/* whose connection this is, or NULL */
 	struct conn *next;
 	bool agent;		/* the shim's first: its agent's channel */
@@ -37,6 +49,14 @@ static void conn_closed(uv_handle_t *h)
 {
 	struct conn *c = h->data;
 
+	while (c->out) {
+		struct outmsg *m = c->out;
+
+		c->out = m->next;
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+	}
 	wire_release(&c->w);
 	close(c->w.fd);
 	free(c);
@@ -50,6 +70,7 @@ static void conn_close(struct conn *c)
 	if (c->closing)
 		return;
 	c->closing = true;
+	pgr_reclaim_cancel(p, c);
 	for (pp = &p->conns; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -73,25 +94,111 @@ void pgr_conn_detach_client(struct conn *c)
 	c->client = NULL;
 }
 
-int pgr_conn_send(struct conn *c, const char *line)
+/* Send what is queued, as far as the socket takes it. Return 0, or
+ * -errno when the connection is broken. */
+static int flush(struct conn *c)
 {
-	size_t n = strlen(line);
-	char buf[8192];
+	while (c->out) {
+		struct outmsg *m = c->out;
+		struct iovec iov = { m->data + m->off, m->len - m->off };
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} control;
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n;
+
+		if (m->fd >= 0 && !m->off) {
+			struct cmsghdr *cm;
+
+			memset(&control, 0, sizeof(control));
+			msg.msg_control = control.buf;
+			msg.msg_controllen = sizeof(control.buf);
+			cm = CMSG_FIRSTHDR(&msg);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &m->fd, sizeof(int));
+		}
+		n = sendmsg(c->w.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -errno;
+		}
+		if (m->fd >= 0) {
+			close(m->fd);	/* the peer has its copy */
+			m->fd = -1;
+		}
+		m->off += (size_t)n;
+		c->out_bytes -= (size_t)n;
+		if (m->off < m->len)
+			return 0;
+		c->out = m->next;
+		if (!c->out)
+			c->out_tail = &c->out;
+		free(m);
+	}
+	return 0;
+}
+
+static void on_conn(uv_poll_t *h, int status, int events);
+
+/* Poll for writability while something waits to be sent. */
+static void watch(struct conn *c)
+{
+	uv_poll_start(&c->poll, UV_READABLE | UV_DISCONNECT |
+		      (c->out ? UV_WRITABLE : 0), on_conn);
+}
+
+/*
+ * Queue @len bytes (and @fd, a descriptor of ours to pass, or -1) and
+ * send what the socket takes now. Never blocks: an agent may be inside a
+ * madvise that waits for us to read its REMOVE event.
+ */
+static int enqueue(struct conn *c, const char *buf, size_t len, int fd)
+{
+	struct outmsg *m;
+	bool was_empty = !c->out;
 	int err;
 
 	if (c->closing)
 		return -EPIPE;
-	if (n + 1 > sizeof(buf))
-		return -EMSGSIZE;
-	memcpy(buf, line, n);
-	buf[n++] = '\n';
-	err = wire_send(c->w.fd, buf, n, NULL, 0);
+	if (c->out_bytes + len > OUT_MAX) {
+		pgr_warn_("connection of %d does not read what we send: "
+			  "closing it", c->peer);
+		conn_close(c);
+		return -ENOBUFS;
+	}
+	m = pgr_xcalloc(1, sizeof(*m) + len);
+	memcpy(m->data, buf, len);
+	m->len = len;
+	m->fd = fd >= 0 ? dup(fd) : -1;
+	*c->out_tail = m;
+	c->out_tail = &m->next;
+	c->out_bytes += len;
+	err = flush(c);
 	if (err) {
 		pgr_warn_("cannot write to connection of %d: %s", c->peer,
 			  strerror(-err));
 		conn_close(c);
+		return err;
 	}
-	return err;
+	if (was_empty != !c->out)
+		watch(c);
+	return 0;
+}
+
+int pgr_conn_send(struct conn *c, const char *line)
+{
+	size_t n = strlen(line);
+	char buf[8192];
+
+	if (n + 1 > sizeof(buf))
+		return -EMSGSIZE;
+	memcpy(buf, line, n);
+	buf[n++] = '\n';
+	return enqueue(c, buf, n, -1);
 }
 
 int pgr_conn_send_fd(struct conn *c, const char *line, int fd)
@@ -99,7 +206,7 @@ int pgr_conn_send_fd(struct conn *c, const char *line, int fd)
 	char buf[1024];
 	int n = snprintf(buf, sizeof(buf), "%s\n", line);
 
-	return wire_send(c->w.fd, buf, (size_t)n, &fd, 1);
+	return enqueue(c, buf, (size_t)n, fd);
 }
 
 void pgr_conn_set_client(struct conn *c, struct client *cl, bool agent)
@@ -130,6 +237,18 @@ static void on_conn(uv_poll_t *h, int status, int events)
 	if (status < 0) {
 		conn_close(c);
 		return;
+	}
+	if (events & UV_WRITABLE) {
+		int err = flush(c);
+
+		if (err) {
+			conn_close(c);
+			return;
+		}
+		if (!c->out)
+			watch(c);
+		if (!(events & (UV_READABLE | UV_DISCONNECT)))
+			return;
 	}
 	n = wire_fill(&c->w);
 	if (n == -EAGAIN)
@@ -167,6 +286,7 @@ static void on_listen(uv_poll_t *h, int status, int events)
 		}
 		c = pgr_xcalloc(1, sizeof(*c));
 		c->p = p;
+		c->out_tail = &c->out;
 		c->peer = cred.pid;
 		wire_init(&c->w, fd);
 		c->next = p->conns;

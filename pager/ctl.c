@@ -414,6 +414,62 @@ static void cmd_stat(struct req *r)
 	}
 }
 
+/* reclaim SIZE [group=NAME]: memory.reclaim (answered when done) */
+static void cmd_reclaim(struct req *r)
+{
+	const char *gname = opt(r, 2, "group");
+	int group = POL_ROOT;
+	uint64_t bytes;
+
+	if (r->argc < 2 || r->argc > 3 || pgr_parse_size(r->argv[1], &bytes) ||
+	    !bytes || (r->argc == 3 && !gname)) {
+		fail(r, "reclaim: expected SIZE [group=NAME]");
+		return;
+	}
+	if (gname && (group = pol_group_find(r->p->pol, gname)) < 0) {
+		fail(r, "reclaim: no group '%.80s'", gname);
+		return;
+	}
+	pgr_reclaim_start(r->p, r->conn, group, bytes);
+}
+
+/* idle pid PID | idle group NAME: arm every present page, as writing
+ * /sys/kernel/mm/page_idle/bitmap clears young bits */
+static void cmd_idle(struct req *r)
+{
+	struct pgr *p = r->p;
+	uint64_t n = 0, v;
+	int group = -1;
+	struct client *one = NULL;
+
+	if (r->argc == 3 && !strcmp(r->argv[1], "pid") &&
+	    !pgr_parse_u64(r->argv[2], &v)) {
+		one = pgr_client_find(p, (pid_t)v);
+		if (!one) {
+			fail(r, "idle: process %llu is not under the pager",
+			     (unsigned long long)v);
+			return;
+		}
+	} else if (r->argc == 3 && !strcmp(r->argv[1], "group")) {
+		group = pol_group_find(p->pol, r->argv[2]);
+		if (group < 0) {
+			fail(r, "idle: no group '%.80s'", r->argv[2]);
+			return;
+		}
+	} else {
+		fail(r, "idle: expected pid PID or group NAME");
+		return;
+	}
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+
+		if (c->used && (c == one || (!one && c->group == group)))
+			n += pgr_idle_client(p, c);
+	}
+	reply(r, "idle %llu", (unsigned long long)n);
+	reply(r, "ok");
+}
+
 static void cmd_clients(struct req *r)
 {
 	struct pgr *p = r->p;
@@ -493,6 +549,10 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_stat(&r);
 	else if (!strcmp(cmd, "clients"))
 		cmd_clients(&r);
+	else if (!strcmp(cmd, "reclaim"))
+		cmd_reclaim(&r);
+	else if (!strcmp(cmd, "idle"))
+		cmd_idle(&r);
 	else if (!strcmp(cmd, "detach")) {
 		p->detached = true;
 		reply(&r, "ok");

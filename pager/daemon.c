@@ -39,6 +39,8 @@ void pgr_background(struct pgr *p)
 		pol_kswapd_sleep(p->pol, false);
 	}
 	pgr_flush_asks(p);
+	if (p->reclaims)
+		pgr_reclaim_step(p);
 }
 
 void pgr_stop(struct pgr *p)

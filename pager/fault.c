@@ -45,6 +45,7 @@
 #include "util.h"
 
 #define SWAP_CLUSTER 32
+#define SPIN_IO_US 500		/* longest spin for a swap read */
 
 bool pgr_in_flight(const struct pgr *p)
 {
@@ -678,6 +679,7 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 void pgr_uffd_ready(struct pgr *p, struct client *c)
 {
 	uint32_t id = pgr_client_id(p, c);
+	double spin_until = 0;
 
 	for (;;) {
 		struct uffd_msg msgs[32];
@@ -686,10 +688,33 @@ void pgr_uffd_ready(struct pgr *p, struct client *c)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN)
+			if (errno != EAGAIN) {
 				pgr_client_gone(p, c, "userfaultfd closed");
+				break;
+			}
+			if (p->spin_us) {
+				double t = pgr_now();
+
+				if (!spin_until) {
+					/* What the faults queued must not
+					 * wait for the spin; a swap read
+					 * is waited for, briefly. */
+					pgr_ring_submit(p);
+					spin_until = t + (p->inflight > p->writes ?
+						 SPIN_IO_US : p->spin_us) * 1e-6;
+				}
+				if (pgr_ring_completed(p)) {
+					pgr_ring_reap(p);
+					if (!p->clients[id].used)
+						return;
+					continue;
+				}
+				if (t < spin_until)
+					continue;
+			}
 			break;
 		}
+		spin_until = 0;
 		if (n == 0)
 			break;
 		for (size_t k = 0; k < (size_t)n / sizeof(msgs[0]); k++) {

@@ -4,12 +4,18 @@
  * policy's (what reclaim decides), which pol_set() owns. Both answer to
  * `pager set/get` and --set; names follow the kernel's.
  *
- *   fault_around_bytes  (debugfs fault_around_bytes) first touches are
+ *   fault_around_bytes  (as debugfs fault_around_bytes) first touches are
  *                       zero-filled this many bytes at a time, from the
- *                       faulting page on; rounded down to a power of two
+ *                       faulting page on; rounded down to a power of two.
+ *                       256 KiB, not the kernel's 64: a userfaultfd round
+ *                       trip costs what 16 native first touches do here
  *   vm.page-cluster     (/proc/sys/vm/page-cluster) a swap-in reads up to
  *                       2^N neighbouring pages of the region that are in
  *                       swap too (the kernel's VMA swap readahead); 0: off
+ *   fault_spin_us       after the last message, read a client's
+ *                       userfaultfd again for this long before sleeping:
+ *                       a fault that follows soon is served without the
+ *                       daemon's wakeup (on a VM, the costliest part)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,8 +30,9 @@ struct knob {
 };
 
 static const struct knob knobs[] = {
-	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 65536 },
+	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 262144 },
 	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3 },
+	{ "fault_spin_us", 0, 1000, 50 },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -44,12 +51,22 @@ static void apply(struct pgr *p, unsigned int k, uint64_t v)
 	case 1:
 		p->page_cluster = (unsigned int)v;
 		break;
+	case 2:
+		p->spin_us = (unsigned int)v;
+		break;
 	}
 }
 
 static uint64_t value(const struct pgr *p, unsigned int k)
 {
-	return k == 0 ? (uint64_t)p->fault_around * PGR_PAGE : p->page_cluster;
+	switch (k) {
+	case 0:
+		return (uint64_t)p->fault_around * PGR_PAGE;
+	case 1:
+		return p->page_cluster;
+	default:
+		return p->spin_us;
+	}
 }
 
 void pgr_knobs_init(struct pgr *p)

@@ -20,6 +20,8 @@ static const struct {
 	{ "get", cmd_get, "read tunables of a running daemon" },
 	{ "stat", cmd_stat, "counters, in total, per group or per process" },
 	{ "vmstat", cmd_vmstat, "counters over time, as vmstat(8)" },
+	{ "reclaim", cmd_reclaim, "reclaim memory now, as memory.reclaim" },
+	{ "idle", cmd_idle, "mark pages idle, as page_idle" },
 	{ "sim", cmd_sim, "replay a page-reference trace through a policy" },
 	{ "gen", cmd_gen, "generate a synthetic trace" },
 	{ "convert", cmd_convert, "convert a trace between formats" },

@@ -85,6 +85,8 @@ enum {
 				 * EAGAIN): its first fault is no reference */
 	DP_RA = 4,		/* read ahead: its first fault is a hit */
 	DP_COPYING = 8,		/* arming: its buffer is not filled yet */
+	DP_YOUNG = 16,		/* armed by idle marking while young: the
+				 * next scan still sees the reference */
 };
 
 /* What became of a fault. */
@@ -123,6 +125,7 @@ struct range {
 
 struct conn;
 struct listener;
+struct reclaim_req;
 
 /* Per-client counters for `pager stat --pid`. */
 struct client_stats {
@@ -240,11 +243,13 @@ struct pgr {
 
 	unsigned int fault_around;	/* pages (knobs.c) */
 	unsigned int page_cluster;	/* swap readahead: 2^N pages */
+	unsigned int spin_us;		/* poll a busy userfaultfd this long */
 	unsigned int ra_hits;		/* readahead pages hit since the
 					 * last swap-in fault */
 	char *zeros;			/* PGR_MAX_AROUND zero pages */
 	struct deferred *deferred;
 	size_t nr_deferred, cap_deferred;
+	struct reclaim_req *reclaims;	/* memory.reclaim under way */
 };
 
 /* daemon.c */
@@ -319,6 +324,8 @@ static inline char *pgr_buf(struct pgr *p, uint32_t buf)
 {
 	return p->arena + (size_t)buf * PGR_PAGE;
 }
+/* Arm present page @i (it joins its client's batch); 0 or -EAGAIN. */
+int pgr_arm(struct pgr *p, uint32_t page);
 /* Send the DONTNEED batches the scans asked for. */
 void pgr_flush_asks(struct pgr *p);
 /* The agent finished request @id: settle the pages it covered. */
@@ -341,6 +348,12 @@ bool pgr_swap_half_full(const struct pgr *p);
  * submitted before the loop next waits. */
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
 int pgr_ring_open(struct pgr *p);
+/* Submit the I/O queued so far (else it goes before the loop waits). */
+void pgr_ring_submit(struct pgr *p);
+/* Are completions waiting to be reaped? */
+bool pgr_ring_completed(struct pgr *p);
+/* Hand every completion to its owner. */
+void pgr_ring_reap(struct pgr *p);
 void pgr_ring_close(struct pgr *p);
 
 /* notify.c */
@@ -348,6 +361,16 @@ int pgr_notify_start(struct pgr *p, int fd);
 void pgr_notify_stop(struct pgr *p);
 /* Adopt new mappings of clients flagged for a rescan. */
 void pgr_rescan(struct pgr *p);
+
+/* proactive.c: memory.reclaim and idle page marking */
+/* Reclaim @bytes from @group, answering on @conn when done or failed. */
+void pgr_reclaim_start(struct pgr *p, struct conn *conn, int group,
+		       uint64_t bytes);
+/* Go on with reclaims under way (after completions). */
+void pgr_reclaim_step(struct pgr *p);
+void pgr_reclaim_cancel(struct pgr *p, struct conn *conn);
+/* Arm every present page of @c; return how many. */
+uint64_t pgr_idle_client(struct pgr *p, struct client *c);
 
 /* conn.c */
 int pgr_listen(struct pgr *p);

@@ -118,9 +118,8 @@ static struct io_uring *ring(struct pgr *p)
 /* Hand every completion to its owner. Completions beyond the ring's
  * size wait in the kernel's overflow list until io_uring_get_events()
  * moves them in. */
-static void reap(uv_poll_t *h, int status, int events)
+void pgr_ring_reap(struct pgr *p)
 {
-	struct pgr *p = h->data;
 	struct io_uring_cqe *cqe;
 	unsigned int head, n;
 	eventfd_t v;
@@ -150,14 +149,27 @@ static void reap(uv_poll_t *h, int status, int events)
 	pgr_background(p);
 }
 
+static void reap(uv_poll_t *h, int status, int events)
+{
+	pgr_ring_reap(h->data);
+}
+
 /* Before the loop waits: submit what this round queued, in one system
  * call (and, on a VM, one doorbell), so the block layer can merge it. */
+void pgr_ring_submit(struct pgr *p)
+{
+	if (p->ring && io_uring_sq_ready(ring(p)))
+		io_uring_submit(ring(p));
+}
+
+bool pgr_ring_completed(struct pgr *p)
+{
+	return p->ring && io_uring_cq_ready(ring(p));
+}
+
 static void submit(uv_prepare_t *h)
 {
-	struct pgr *p = h->data;
-
-	if (io_uring_sq_ready(ring(p)))
-		io_uring_submit(ring(p));
+	pgr_ring_submit(h->data);
 }
 
 int pgr_ring_open(struct pgr *p)

@@ -12,6 +12,8 @@
 
 /* A decimal or 0x-hexadecimal unsigned number, nothing after it. */
 int pgr_parse_u64(const char *s, uint64_t *v);
+/* Seconds on the monotonic clock. */
+double pgr_now(void);
 /* A size in bytes: a number with an optional K, M, G or T suffix (powers
  * of 1024), e.g. "512M", "0x1000", "4096". */
 int pgr_parse_size(const char *s, uint64_t *bytes);

@@ -107,6 +107,10 @@ struct pol_refs {
 	uint32_t vmflags;	/* POL_VM_* of those mappings (and of VM_LOCKED ones) */
 	bool contended;		/* walk could not be done now: keep the page */
 	bool mapped;		/* mapped by some page table at all */
+	bool kept;		/* young reported but not cleared: the library
+				 * calls young_clear() when the clearing
+				 * matters (a backend whose clearing costs a
+				 * fault, as the pager's arming does) */
 	bool file_mapped;	/* its file is mmapped by anyone (legacy in_use) */
 };
 
@@ -148,6 +152,11 @@ struct pol_backend {
 	/* Test and clear the young bit of every mapping of @page (arming
 	 * them, so the next access is seen), and describe the mappings. */
 	void (*young)(void *ctx, uint32_t page, struct pol_refs *refs);
+	/* Clear the young bit young() reported as kept (refs->kept). The
+	 * library calls it unless the page goes to the active list, where
+	 * the next test's answer is not used (anon and non-exec file pages,
+	 * with the 5.8+ cost model) and the active scan clears it anyway. */
+	void (*young_clear)(void *ctx, uint32_t page);
 	/* Unmap @page from every page table, keeping its data (try_to_unmap).
 	 * Return 0, or -EAGAIN if it cannot be unmapped now (activate). */
 	int (*unmap)(void *ctx, uint32_t page);

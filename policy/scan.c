@@ -135,6 +135,27 @@ static enum outcome dirty_page(struct pol *pol, uint32_t i, enum verdict v,
 	}
 }
 
+/*
+ * A young bit the backend reported without clearing (refs->kept) must be
+ * cleared unless the page is being activated and the active scan's test,
+ * which clears it again, decides nothing for it: anon and non-exec file
+ * pages are deactivated whatever it says, except under the ≤5.7 cost
+ * model, which counts young active pages as rotations.
+ */
+static void clear_kept(struct pol *pol, uint32_t i, const struct pol_refs *r,
+		       bool activating)
+{
+	const struct pol_page *p = pg(pol, i);
+
+	if (!r->kept || !pol->be->young_clear)
+		return;
+	if (activating && pol->t.cost_model != COST_ROTATION57 &&
+	    pol->t.use_once_mapped &&
+	    !((r->vmflags & POL_VM_EXEC) && page_is_file(p)))
+		return;
+	pol->be->young_clear(pol->ctx, i);
+}
+
 /* Decide one isolated page (§2.3 steps 1-7). */
 static enum outcome reclaim_one(struct pol *pol, uint32_t i,
 				struct scan_control *sc, struct scan_stat *st)
@@ -160,6 +181,7 @@ static enum outcome reclaim_one(struct pol *pol, uint32_t i,
 	}
 	if (!sc->ignore_references)
 		v = pol__check_references(pol, p, &refs);
+	clear_kept(pol, i, &refs, v == V_ACTIVATE);
 	if (v == V_ACTIVATE)
 		return O_ACTIVATE;
 	if (v == V_KEEP)
@@ -356,6 +378,7 @@ void pol__shrink_active_list(struct pol *pol, int group, enum pol_lru lru,
 			continue;
 		}
 		pol->be->young(pol->ctx, i, &refs);
+		clear_kept(pol, i, &refs, false);
 		if (refs.vmflags & POL_VM_LOCKED) {
 			p->flags |= POL_PG_MLOCKED;
 			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench-daemon - the pager's fault costs against this machine's floor,
+ * measured in one run (machines are noisy: only ratios are compared).
+ *
+ *   bench-daemon PAGER
+ *
+ * In this process: the raw userfaultfd floor (a missing fault answered
+ * with UFFDIO_COPY by a handler thread, as ../shared/tools/uffd-floor.c),
+ * a 4 KiB O_DIRECT read at queue depth 1 in the swap's directory, native
+ * first touches and a CPU-bound loop. Under `PAGER run` (this program
+ * again, as a child): a fault on a page the pager holds (armed by `idle`),
+ * a swap-in fault (evicted by `reclaim`, readahead off), first touches,
+ * and the same CPU-bound loop. Each is the median of 7 runs, interleaved
+ * with its counterpart. Then the ratios and their goals.
+ *
+ * The child talks to its daemon over $PAGER_SOCKET, the line protocol of
+ * docs/protocol.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PG		4096UL
+#define FAULTS		4096		/* single faults timed */
+#define TOUCH_MB	256		/* first-touch throughput */
+#define RUNS		7		/* the median of */
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench-daemon: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static char *map(size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	return p;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Touch one byte of each of @n pages in a random order (reads); return
+ * the mean seconds a touch. */
+static double touch_random(char *base, size_t n)
+{
+	size_t *order = malloc(n * sizeof(*order));
+	uint64_t s = 88172645463325252ULL;
+	volatile char sink = 0;
+	double t;
+
+	for (size_t k = 0; k < n; k++)
+		order[k] = k;
+	for (size_t k = n - 1; k > 0; k--) {
+		size_t j = rnd(&s) % (k + 1), x = order[k];
+
+		order[k] = order[j];
+		order[j] = x;
+	}
+	t = now();
+	for (size_t k = 0; k < n; k++)
+		sink += base[order[k] * PG];
+	t = now() - t;
+	(void)sink;
+	free(order);
+	return t / (double)n;
+}
+
+/* Pages a second, writing the first byte of each page of @mb MiB. */
+static double first_touch(size_t mb)
+{
+	size_t len = mb << 20;
+	char *p = map(len);
+	double t = now();
+
+	for (size_t o = 0; o < len; o += PG)
+		p[o] = 1;
+	t = now() - t;
+	munmap(p, len);
+	return (double)(len / PG) / t;
+}
+
+/* A CPU-bound loop over 1 MiB: seconds. */
+static double cpu_loop(void)
+{
+	size_t n = (1 << 20) / sizeof(uint64_t);
+	uint64_t *a = malloc(n * sizeof(*a)), h = 1;
+	double t;
+
+	for (size_t k = 0; k < n; k++)
+		a[k] = k * 0x9e3779b97f4a7c15ULL;
+	t = now();
+	for (int round = 0; round < 3000; round++)
+		for (size_t k = 0; k < n; k++) {
+			h ^= a[k] + (h << 6) + (h >> 2);
+			a[k] = h;
+		}
+	t = now() - t;
+	if (h == 42)
+		puts("");	/* keep h alive */
+	free(a);
+	return t;
+}
+
+/* ---- the floor, in this process ------------------------------------------ */
+
+struct handler {
+	int fd;
+	char *src;
+};
+
+static void *handle(void *arg)
+{
+	struct handler *h = arg;
+	struct uffd_msg m[16];
+
+	for (;;) {
+		ssize_t n = read(h->fd, m, sizeof(m));
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return NULL;
+		}
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof(m[0]); i++) {
+			struct uffdio_copy c = {
+				.dst = m[i].arg.pagefault.address & ~(PG - 1),
+				.src = (uintptr_t)h->src, .len = PG,
+			};
+
+			if (m[i].event == UFFD_EVENT_PAGEFAULT &&
+			    ioctl(h->fd, UFFDIO_COPY, &c) && errno != EEXIST)
+				die("UFFDIO_COPY");
+		}
+	}
+}
+
+/* A missing fault answered with UFFDIO_COPY by a handler thread: mean
+ * seconds, or a negative value if userfaultfd is not available. */
+static double uffd_floor(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct handler h;
+	struct uffdio_register reg;
+	pthread_t t;
+	char *base;
+	double per;
+
+	h.fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (h.fd < 0 || ioctl(h.fd, UFFDIO_API, &api))
+		return -1;
+	h.src = map(PG);
+	memset(h.src, 7, PG);
+	base = map(FAULTS * PG);
+	reg = (struct uffdio_register){
+		.range = { (uintptr_t)base, FAULTS * PG },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	if (ioctl(h.fd, UFFDIO_REGISTER, &reg))
+		return -1;
+	pthread_create(&t, NULL, handle, &h);
+	per = touch_random(base, FAULTS);
+	close(h.fd);
+	pthread_cancel(t);
+	pthread_join(t, NULL);
+	munmap(base, FAULTS * PG);
+	munmap(h.src, PG);
+	return per;
+}
+
+/* A 4 KiB O_DIRECT read at queue depth 1, random, in @dir: mean seconds. */
+static double direct_read(const char *dir)
+{
+	char path[4096];
+	size_t pages = 16384;		/* 64 MiB */
+	char *buf = map(PG * 64);
+	uint64_t s = 1;
+	double t;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bench-daemon.XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0)
+		die("mkstemp");
+	unlink(path);
+	memset(buf, 5, PG * 64);
+	for (size_t k = 0; k < pages; k += 64)
+		if (pwrite(fd, buf, PG * 64, (off_t)(k * PG)) != (ssize_t)(PG * 64))
+			die("pwrite");
+	fsync(fd);
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_DIRECT))
+		die("O_DIRECT");
+	t = now();
+	for (int k = 0; k < FAULTS; k++)
+		if (pread(fd, buf, PG, (off_t)((rnd(&s) % pages) * PG)) != (ssize_t)PG)
+			die("pread");
+	t = now() - t;
+	close(fd);
+	munmap(buf, PG * 64);
+	return t / FAULTS;
+}
+
+/* ---- the child, under the pager ---------------------------------------------- */
+
+/* One request to the daemon: 0 when it answered ok. */
+static int ask(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int ask(const char *fmt, ...)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *sock = getenv("PAGER_SOCKET");
+	char line[512], buf[4096];
+	size_t len = 0;
+	va_list ap;
+	int fd, n;
+
+	if (!sock)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	line[n++] = '\n';
+	if (write(fd, line, (size_t)n) != n)
+		return -1;
+	for (;;) {
+		ssize_t got = read(fd, buf + len, sizeof(buf) - 1 - len);
+
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+		buf[len] = 0;
+		if (strstr(buf, "ok\n") || strstr(buf, "error"))
+			break;
+	}
+	close(fd);
+	return strstr(buf, "error") ? -1 : 0;
+}
+
+static long rss_anon_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* Wait until the agent dropped what was asked (RssAnon below @kb). */
+static int wait_rss_below(long kb)
+{
+	for (int k = 0; k < 2000; k++) {
+		if (rss_anon_kb() < kb)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static int child(const char *mode)
+{
+	if (!strcmp(mode, "armed") || !strcmp(mode, "swapin")) {
+		char *base = map(FAULTS * PG);
+		long before;
+
+		for (size_t k = 0; k < FAULTS; k++)
+			base[k * PG] = (char)k;
+		before = rss_anon_kb();
+		if (!strcmp(mode, "armed")) {
+			if (ask("idle pid %d", (int)getpid()))
+				return 1;
+		} else {
+			/* Answered with an error if it freed less than
+			 * asked: what matters is that these pages went. */
+			if (ask("set vm.page-cluster=0"))
+				return 1;
+			ask("reclaim %lu", FAULTS * PG);
+		}
+		if (wait_rss_below(before - (long)(FAULTS * PG / 1024) * 9 / 10))
+			return 1;
+		printf("%.9f\n", touch_random(base, FAULTS));
+	} else if (!strcmp(mode, "touch")) {
+		printf("%.1f\n", first_touch(TOUCH_MB));
+	} else if (!strcmp(mode, "cpu")) {
+		printf("%.9f\n", cpu_loop());
+	} else {
+		return 2;
+	}
+	return 0;
+}
+
+/* Run this program's @mode under `@pager run`; its number, or -1. */
+static double under_pager(const char *pager, const char *self,
+			  const char *mode)
+{
+	char cmd[8192];
+	double v = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "'%s' run --mem 1G -- '%s' --child %s",
+		 pager, self, mode);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lf", &v) != 1)
+		v = -1;
+	if (pclose(f))
+		v = -1;
+	return v;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n runs, or -1 if any failed. */
+static double median(double *v, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (v[k] < 0)
+			return -1;
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return v[n / 2];
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+	char self[4096];
+	double v[8][RUNS];
+	double floor_s, read_s, touch_n, cpu_n, armed, swapin, touch_p, cpu_p;
+	ssize_t n;
+
+	if (argc == 3 && !strcmp(argv[1], "--child"))
+		return child(argv[2]);
+	if (argc != 2) {
+		fprintf(stderr, "usage: bench-daemon PAGER\n");
+		return 2;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		die("readlink");
+	self[n] = 0;
+	if (uffd_floor() < 0) {
+		printf("bench-daemon: skipped: no userfaultfd here (%s)\n",
+		       strerror(errno));
+		return 0;
+	}
+	/* Interleaved, so that drifts of the machine hit both sides. */
+	for (int r = 0; r < RUNS; r++) {
+		v[0][r] = uffd_floor();
+		v[1][r] = under_pager(argv[1], self, "armed");
+		v[2][r] = direct_read(dir);
+		v[3][r] = under_pager(argv[1], self, "swapin");
+		v[4][r] = first_touch(TOUCH_MB);
+		v[5][r] = under_pager(argv[1], self, "touch");
+		v[6][r] = cpu_loop();
+		v[7][r] = under_pager(argv[1], self, "cpu");
+	}
+	floor_s = median(v[0], RUNS);
+	armed = median(v[1], RUNS);
+	read_s = median(v[2], RUNS);
+	swapin = median(v[3], RUNS);
+	touch_n = median(v[4], RUNS);
+	touch_p = median(v[5], RUNS);
+	cpu_n = median(v[6], RUNS);
+	cpu_p = median(v[7], RUNS);
+	if (armed < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0) {
+		printf("bench-daemon: a run under the pager failed\n");
+		return 1;
+	}
+	printf("# medians of %d runs, interleaved, measured in this run\n",
+	       RUNS);
+	printf("uffd floor (missing fault + UFFDIO_COPY)   %8.1f us\n",
+	       floor_s * 1e6);
+	printf("O_DIRECT 4 KiB read, depth 1 (%s)%*s%8.1f us\n", dir,
+	       (int)(13 - strlen(dir) > 0 ? 13 - strlen(dir) : 0), "",
+	       read_s * 1e6);
+	printf("fault on a page the pager holds            %8.1f us\n",
+	       armed * 1e6);
+	printf("swap-in fault (vm.page-cluster=0)          %8.1f us\n",
+	       swapin * 1e6);
+	printf("first touches, native                      %8.0f pages/s\n",
+	       touch_n);
+	printf("first touches, pager                       %8.0f pages/s\n",
+	       touch_p);
+	printf("cpu loop, native / pager                   %8.3f / %.3f s\n",
+	       cpu_n, cpu_p);
+	printf("ratio pager fault / uffd floor             %8.2f  (goal <= 1.2)\n",
+	       armed / floor_s);
+	printf("ratio first touch pager / native           %8.2f  (goal >= 1.0)\n",
+	       touch_p / touch_n);
+	printf("ratio swap-in / (floor + O_DIRECT read)    %8.2f  (goal <= 1.2)\n",
+	       swapin / (floor_s + read_s));
+	printf("ratio cpu-bound pager / native             %8.3f  (goal <= 1.05)\n",
+	       cpu_p / cpu_n);
+	return 0;
+}
