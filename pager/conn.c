@@ -217,6 +217,11 @@ void pgr_conn_set_client(struct conn *c, struct client *cl, bool agent)
 		cl->conn = c;
 }
 
+pid_t pgr_conn_peer(const struct conn *c)
+{
+	return c->peer;
+}
+
 struct client *pgr_conn_client(struct conn *c)
 {
 	return c->client;

@@ -100,6 +100,12 @@ static void cmd_hello(struct req *r)
 		fail(r, "hello: expected a pid");
 		return;
 	}
+	if ((pid_t)pid != pgr_conn_peer(r->conn)) {
+		/* A process speaks for itself only. */
+		fail(r, "hello: process %d cannot speak for process %llu",
+		     (int)pgr_conn_peer(r->conn), (unsigned long long)pid);
+		return;
+	}
 	for (int i = 2; i < r->argc; i++) {
 		const char *v = opt(r, i, "group");
 
@@ -161,8 +167,9 @@ static void cmd_attach(struct req *r)
 	struct client *c;
 
 	if (r->argc != 2 || pgr_parse_u64(r->argv[1], &pid) ||
+	    (pid_t)pid != pgr_conn_peer(r->conn) ||
 	    !(c = pgr_client_find(r->p, (pid_t)pid))) {
-		fail(r, "attach: no such client");
+		fail(r, "attach: expected the pid of a client, its own");
 		return;
 	}
 	pgr_conn_set_client(r->conn, c, false);

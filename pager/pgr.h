@@ -382,6 +382,8 @@ int pgr_conn_send_fd(struct conn *c, const char *line, int fd);
 /* @c speaks for @cl; @agent: it is the shim's agent channel. */
 void pgr_conn_set_client(struct conn *c, struct client *cl, bool agent);
 struct client *pgr_conn_client(struct conn *c);
+/* The process at the other end (SO_PEERCRED). */
+pid_t pgr_conn_peer(const struct conn *c);
 void pgr_conn_detach_client(struct conn *c);
 int pgr_conn_take_fd(struct conn *c);
 

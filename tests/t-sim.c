@@ -128,7 +128,20 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *r)
 	r->young = b->young[i];
 	r->vmflags = b->vmflags[i];
 	r->mapped = b->mapped[i];
-	b->young[i] = 0;		/* test-and-clear */
+	if (b->keep_young && r->young)
+		r->kept = true;		/* young_clear() clears */
+	else
+		b->young[i] = 0;	/* test-and-clear */
+}
+
+static void be_young_clear(void *ctx, uint32_t i)
+{
+	struct t_be *b = ctx;
+
+	if (i < T_BE_PAGES) {
+		b->young[i] = 0;
+		b->cleared[i]++;
+	}
 }
 
 static int be_unmap(void *ctx, uint32_t i)
@@ -191,7 +204,8 @@ static void be_event(void *ctx, const struct pol_event *ev)
 }
 
 static const struct pol_backend t_backend = {
-	.young = be_young, .unmap = be_unmap, .writeout = be_writeout,
+	.young = be_young, .young_clear = be_young_clear,
+	.unmap = be_unmap, .writeout = be_writeout,
 	.evict = be_evict, .swap_space = be_swap_space,
 	.swap_drop = be_swap_drop, .event = be_event,
 };

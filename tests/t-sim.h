@@ -35,6 +35,10 @@ struct t_be {
 	uint32_t young[T_BE_PAGES];	/* young mappings per page, consumed */
 	uint32_t vmflags[T_BE_PAGES];
 	bool mapped[T_BE_PAGES];
+	bool keep_young;		/* report young as kept (the
+					 * pager's way): young_clear()
+					 * consumes it */
+	unsigned int cleared[T_BE_PAGES];	/* young_clear() calls */
 	int unmap_err;			/* what unmap returns */
 	enum pol_writeout writeout;	/* what writeout returns */
 	int evict_err;

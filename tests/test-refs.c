@@ -170,9 +170,55 @@ static void test_active_scan(void)
 	t_pol_free(pol);
 }
 
+/* A backend whose clearing costs (the pager's arming) is asked to clear
+ * only where the next test's answer is used. */
+static void test_kept_young(void)
+{
+	struct t_be be = { .swap_total = 64, .swap_free = 64,
+			   .keep_young = true };
+	struct pol *pol = t_pol(&be, 64, 64);
+	uint32_t anon = t_add(pol, true), exe = t_add(pol, false);
+
+	be.young[anon] = 1;
+	pol_shrink_list(pol, POL_ROOT, POL_LRU_INACTIVE_ANON, 1);
+	t_eq(be.cleared[anon], 1, "kept young, verdict keep: cleared");
+	be.young[anon] = 1;
+	pol_shrink_list(pol, POL_ROOT, POL_LRU_INACTIVE_ANON, 1);
+	t_eq(pol_page(pol, anon)->lru, POL_LRU_ACTIVE_ANON,
+	     "young again: activated");
+	t_eq(be.cleared[anon], 1, "activated anon page: not cleared");
+	t_eq(be.young[anon], 1, "its young bit stays set");
+	pol_shrink_list(pol, POL_ROOT, POL_LRU_ACTIVE_ANON, 1);
+	t_eq(be.cleared[anon], 2, "the active scan clears it");
+	t_eq(pol_page(pol, anon)->lru, POL_LRU_INACTIVE_ANON,
+	     "and deactivates the anon page all the same");
+
+	pol_mark_accessed(pol, exe);	/* referenced: one young scan does */
+	be.young[exe] = 1;
+	be.mapped[exe] = true;
+	be.vmflags[exe] = POL_VM_EXEC;
+	pol_shrink_list(pol, POL_ROOT, POL_LRU_INACTIVE_FILE, 1);
+	t_eq(pol_page(pol, exe)->lru, POL_LRU_ACTIVE_FILE,
+	     "executable file page activated");
+	t_eq(be.cleared[exe], 1,
+	     "and cleared: the active scan's answer keeps it active");
+
+	/* Deactivated with PG_referenced kept: one young scan activates. */
+	pol_set(pol, "vm.balance.cost_model", "rotation57", NULL);
+	be.young[anon] = 1;
+	pol_shrink_list(pol, POL_ROOT, POL_LRU_INACTIVE_ANON, 1);
+	t_eq(pol_page(pol, anon)->lru, POL_LRU_ACTIVE_ANON,
+	     "<= 5.7 cost model: activated");
+	t_eq(be.cleared[anon], 3,
+	     "and cleared: young active pages count as rotations");
+	t_check(pol, "kept young bits");
+	t_pol_free(pol);
+}
+
 int main(void)
 {
 	test_table();
+	test_kept_young();
 	test_active_scan();
 	return t_done();
 }
