@@ -129,7 +129,7 @@ int pgr_arm(struct pgr *p, uint32_t i)
 	struct dpage *d = &p->pages[i];
 	uint32_t buf;
 
-	if (!c->conn)
+	if (!c->conn || !c->agent_ready)
 		return -EAGAIN;		/* no agent to drop it */
 	buf = pgr_buf_get(p);
 	if (buf == PGR_NONE)
@@ -142,11 +142,26 @@ int pgr_arm(struct pgr *p, uint32_t i)
 	return 0;
 }
 
+/*
+ * An orphan: its owner dropped it (munmap, exit) while I/O on its buffer
+ * was in flight; it stays on the LRU until the completion frees it, and
+ * reclaim finds nothing mapped and nothing to do.
+ */
+static bool orphan(const struct pgr *p, uint32_t i)
+{
+	return p->pages[i].region == PGR_NONE;
+}
+
 static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 {
 	struct pgr *p = P(ctx);
-	uint64_t s = *page_slot(p, i);
+	uint64_t s;
 
+	if (orphan(p, i)) {
+		refs->contended = true;		/* leave it be */
+		return;
+	}
+	s = *page_slot(p, i);
 	if (s & SL_READING) {
 		refs->contended = true;
 		return;
@@ -170,15 +185,17 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 
 static void be_young_clear(void *ctx, uint32_t i)
 {
-	pgr_arm(P(ctx), i);	/* if it cannot be armed now: young again */
+	if (!orphan(P(ctx), i))
+		pgr_arm(P(ctx), i);	/* if it cannot be armed: young again */
 }
 
 static int be_unmap(void *ctx, uint32_t i)
 {
 	struct pgr *p = P(ctx);
-	uint64_t s = *page_slot(p, i);
 
-	return (s & (SL_ARMING | SL_ARMED)) ? 0 : -EAGAIN;
+	if (orphan(p, i))
+		return -EAGAIN;
+	return (*page_slot(p, i) & (SL_ARMING | SL_ARMED)) ? 0 : -EAGAIN;
 }
 
 /* (A page still being armed may be written out: its copy is final. It
@@ -190,6 +207,8 @@ static enum pol_writeout be_writeout(void *ctx, uint32_t i)
 	struct dpage *d = &p->pages[i];
 	uint32_t slot = d->swap;
 
+	if (orphan(p, i))
+		return POL_WRITEOUT_KEEP;
 	if (d->buf == PGR_NONE || p->swap_fd < 0)
 		return POL_WRITEOUT_FAILED;
 	if (d->flags & DP_COPYING)
@@ -230,8 +249,13 @@ static int be_evict(void *ctx, uint32_t i, uint64_t shadow)
 {
 	struct pgr *p = P(ctx);
 	struct dpage *d = &p->pages[i];
-	struct client *c = page_client(p, i);
-	uint64_t *slot = page_slot(p, i);
+	struct client *c;
+	uint64_t *slot;
+
+	if (orphan(p, i))
+		return -EBUSY;		/* freed when its I/O completes */
+	c = page_client(p, i);
+	slot = page_slot(p, i);
 
 	if (!(*slot & SL_ARMED) || d->swap == PGR_NONE)
 		return -EBUSY;
@@ -270,7 +294,8 @@ static bool be_swap_drop(void *ctx, uint32_t i)
 
 static void be_prefetch(void *ctx, uint32_t i)
 {
-	__builtin_prefetch(page_slot(P(ctx), i));
+	if (!orphan(P(ctx), i))
+		__builtin_prefetch(page_slot(P(ctx), i));
 }
 
 const struct pol_backend pgr_backend = {
@@ -512,8 +537,8 @@ void pgr_page_free(struct pgr *p, uint32_t i)
 {
 	struct dpage *d = &p->pages[i];
 
-	if (d->pol.flags & POL_PG_WRITEBACK) {
-		/* The write completes later; free then. */
+	if ((d->pol.flags & POL_PG_WRITEBACK) || (d->flags & DP_READING)) {
+		/* I/O on its buffer completes later; free it then. */
 		d->region = PGR_NONE;
 		return;
 	}

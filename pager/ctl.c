@@ -225,6 +225,15 @@ static void cmd_done(struct req *r)
 	}
 }
 
+/* ready: the agent runs; the client's pages may be armed (no answer) */
+static void cmd_ready(struct req *r)
+{
+	struct client *c = pgr_conn_client(r->conn);
+
+	if (c && c->conn == r->conn)
+		c->agent_ready = true;
+}
+
 /* notify (+ fd): a seccomp listener for the launcher's process tree */
 static void cmd_notify(struct req *r)
 {
@@ -477,6 +486,64 @@ static void cmd_idle(struct req *r)
 	reply(r, "ok");
 }
 
+/* debug: the daemon's inner state, for people chasing a hang */
+static void cmd_debug(struct req *r)
+{
+	struct pgr *p = r->p;
+
+	reply(r, "inflight %u writes %u free_pages %llu free_bufs %u "
+	      "deferred %zu", p->inflight, p->writes,
+	      (unsigned long long)pol_free_pages(p->pol), p->nr_free_bufs,
+	      p->nr_deferred);
+	for (size_t k = 0; k < p->nr_deferred && k < 32; k++)
+		reply(r, "deferred pid %d addr %llx write %d wp %d %s",
+		      p->clients[p->deferred[k].client].pid,
+		      (unsigned long long)p->deferred[k].addr,
+		      p->deferred[k].write, p->deferred[k].wp,
+		      p->deferred[k].retry ? "retry" : "nomem");
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+		uint64_t n[8] = { 0 };
+
+		if (!c->used)
+			continue;
+		for (size_t j = 0; j < c->nr_regions; j++) {
+			struct region *g = &p->regions[c->regions[j]];
+
+			for (uint64_t o = 0; o < (g->end - g->start) / PGR_PAGE;
+			     o++) {
+				uint64_t v = g->slot[o];
+
+				if (sl_tag(v) != SL_PAGE)
+					n[sl_tag(v) == SL_SWAP ? 6 :
+					  sl_tag(v) == SL_FOREIGN ? 7 : 0]++;
+				else if (v & SL_READING)
+					n[4]++;
+				else if (v & SL_ARMING)
+					n[2]++;
+				else if (v & SL_ARMED)
+					n[3]++;
+				else
+					n[1]++;
+			}
+		}
+		reply(r, "client %u pid %d conn %d asked %zu pending %zu "
+		      "empty %llu present %llu arming %llu armed %llu "
+		      "reading %llu swap %llu foreign %llu", k, c->pid,
+		      c->conn != NULL, c->nr_asked, c->nr_pending,
+		      (unsigned long long)n[0], (unsigned long long)n[1],
+		      (unsigned long long)n[2], (unsigned long long)n[3],
+		      (unsigned long long)n[4], (unsigned long long)n[6],
+		      (unsigned long long)n[7]);
+		for (size_t j = 0; j < c->nr_pending && j < 16; j++)
+			reply(r, "  pending %llx-%llx id %llu",
+			      (unsigned long long)c->pending[j].start,
+			      (unsigned long long)c->pending[j].end,
+			      (unsigned long long)c->pending[j].id);
+	}
+	reply(r, "ok");
+}
+
 static void cmd_clients(struct req *r)
 {
 	struct pgr *p = r->p;
@@ -544,6 +611,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_adopt(&r, true);
 	else if (!strcmp(cmd, "done"))
 		cmd_done(&r);
+	else if (!strcmp(cmd, "ready"))
+		cmd_ready(&r);
 	else if (!strcmp(cmd, "notify"))
 		cmd_notify(&r);
 	else if (!strcmp(cmd, "group"))
@@ -556,6 +625,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_stat(&r);
 	else if (!strcmp(cmd, "clients"))
 		cmd_clients(&r);
+	else if (!strcmp(cmd, "debug"))
+		cmd_debug(&r);
 	else if (!strcmp(cmd, "reclaim"))
 		cmd_reclaim(&r);
 	else if (!strcmp(cmd, "idle"))

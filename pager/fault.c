@@ -46,6 +46,7 @@
 
 #define SWAP_CLUSTER 32
 #define SPIN_IO_US 500		/* longest spin for a swap read */
+#define SLICE_US 2000		/* longest stay with one userfaultfd */
 
 bool pgr_in_flight(const struct pgr *p)
 {
@@ -676,14 +677,25 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 	}
 }
 
+/*
+ * Serve what @c's userfaultfd holds, then spin a little for more (see
+ * fault_spin_us). At most SLICE_US of it at a time: the loop must get
+ * back to everyone else (sockets, other clients, timers), or a client
+ * that faults without pause would starve the agent messages that let
+ * reclaim go on.
+ */
 void pgr_uffd_ready(struct pgr *p, struct client *c)
 {
 	uint32_t id = pgr_client_id(p, c);
-	double spin_until = 0;
+	double spin_until = 0, slice_end = pgr_now() + SLICE_US * 1e-6;
 
 	for (;;) {
 		struct uffd_msg msgs[32];
-		ssize_t n = read(c->uffd, msgs, sizeof(msgs));
+		ssize_t n;
+
+		if (pgr_now() > slice_end)
+			break;		/* more is left: the poll fires again */
+		n = read(c->uffd, msgs, sizeof(msgs));
 
 		if (n < 0) {
 			if (errno == EINTR)

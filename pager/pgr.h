@@ -145,6 +145,7 @@ struct client {
 	int pidfd;		/* -1 until known */
 	int group;		/* policy group */
 	struct conn *conn;	/* the shim's connection (agent), or NULL */
+	bool agent_ready;	/* its agent runs: pages may be armed */
 	uint32_t *regions;	/* ids, sorted by start */
 	size_t nr_regions, cap_regions;
 	struct range *asked;	/* DONTNEED ranges not yet sent */

@@ -4,6 +4,7 @@
  * MADV_DONTNEED the daemon asks for (the daemon cannot unmap another
  * process's pages), and the process's guard against the daemon's death.
  *
+ *   agent -> daemon:  ready        (once, when it runs)
  *   daemon -> agent:  dontneed ID START LEN [START LEN]...   (hex)
  *   agent -> daemon:  done ID      (after every madvise returned)
  *
@@ -100,6 +101,11 @@ static void *agent(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	wire_init(&agent_wire, shim.agent_fd);
+	/* Only now may the daemon arm our pages: until the agent runs, no
+	 * one would drop them, and a thread touching one would wait for
+	 * ever (the thread starting the agent, say). */
+	if (wire_send(shim.agent_fd, "ready\n", 6, NULL, 0))
+		fail_stop();
 	for (;;) {
 		char *line;
 		int n = wire_fill(&agent_wire);

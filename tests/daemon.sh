@@ -11,7 +11,7 @@ sock="$tmp/pager.sock"
 log="$tmp/daemon.log"
 VERIFY="$top_builddir/examples/verify"
 n=0
-plan=22
+plan=23
 daemon_pid=
 
 cleanup() {
@@ -75,13 +75,19 @@ stop_daemon() {
 	return $rc
 }
 
+# A run under the standing daemon, bounded: a hang fails its test, not
+# the whole script.
+prun() {
+	timeout -k 5 120 "$PAGER" run --socket "$sock" -- "$@"
+}
+
 stat_of() {	# NAME: the daemon's counter
 	"$PAGER" stat --socket "$sock" | awk -v k="$1" '$1 == k { print $2 }'
 }
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
 start_daemon 16M || skip_rest "the daemon did not start: $(tail -3 "$log")"
-out=$("$PAGER" run --socket "$sock" -- sh -c '
+out=$(prun sh -c '
 	seq 1 200000 | sort -rn | head -n 1
 	python3 -c "print(sum(range(10**6)))"
 	env -u LD_PRELOAD sh -c "echo unmanaged child ok"' 2>&1)
@@ -96,12 +102,20 @@ check "the script's children were managed (joined: $joined)" \
 stop_daemon
 start_daemon 8M
 for t in passes threads fork mremap munmap dontneed pipe; do
-	out=$("$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 "$t" 2>&1)
+	out=$(prun "$VERIFY" --mb 32 "$t" 2>&1)
 	check "verify $t: 32 MiB under 8 MiB, every word right" $? "$out"
 done
-out=$("$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 --threads 8 \
+out=$(prun "$VERIFY" --mb 32 --threads 8 \
 	--passes 3 threads 2>&1)
 check "verify threads with 8 threads" $? "$out"
+prun "$VERIFY" --mb 32 fork > "$tmp/two.out" 2>&1 &
+two=$!
+out=$(prun "$VERIFY" --mb 32 --threads 4 threads fork 2>&1)
+rc=$?
+wait "$two"
+rc2=$?
+check "two clients at once, both forking, share the budget" \
+	"$([ $rc = 0 ] && [ $rc2 = 0 ]; echo $?)" "$out $(cat "$tmp/two.out")"
 out=$("$PAGER" stat --socket "$sock")
 sout=$(echo "$out" | awk '$1 == "pswpout" { print $2 }')
 sin=$(echo "$out" | awk '$1 == "pswpin" { print $2 }')
@@ -109,7 +123,7 @@ check "they were swapped out and in (pswpout $sout, pswpin $sin)" \
 	"$([ "${sout:-0}" -gt 8192 ] && [ "${sin:-0}" -gt 8192 ]; echo $?)"
 
 # ---- the client's memory stays within the budget --------------------------
-"$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 --passes 3 passes \
+prun "$VERIFY" --mb 32 --passes 3 passes \
 	> "$tmp/rss.out" 2>&1 &
 run=$!
 max=0
@@ -133,7 +147,7 @@ check "RssAnon stays within 8 MiB + 1 MiB while pswpout rises (max $max KiB, psw
 	   [ "$((out1 - out0))" -gt 4096 ]; echo $?)" "$(cat "$tmp/rss.out")"
 
 # ---- pager set takes effect at once ---------------------------------------
-"$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 --passes 30 passes \
+prun "$VERIFY" --mb 32 --passes 30 passes \
 	> "$tmp/set.out" 2>&1 &
 run=$!
 sleep 1
@@ -155,7 +169,7 @@ check "pager get reads it back" "$([ "$v" = "vm.page-cluster 3" ]; echo $?)" "$v
 stop_daemon
 start_daemon 32M
 if command -v stress-ng >/dev/null; then
-	out=$("$PAGER" run --socket "$sock" -- stress-ng --vm 2 --vm-bytes 64M \
+	out=$(prun stress-ng --vm 2 --vm-bytes 64M \
 		--vm-method all --verify --timeout 8s 2>&1)
 	rc=$?
 	check "stress-ng --vm 2 --vm-bytes 64M (128M in all) --verify under 32M" \
@@ -166,7 +180,7 @@ else
 fi
 prog='l = list(range(2 * 10**6)); print(sum(l), len(l), l[123456])'
 want=$(python3 -c "$prog")
-out=$("$PAGER" run --socket "$sock" -- python3 -c "$prog" 2>&1)
+out=$(prun python3 -c "$prog" 2>&1)
 check "python3 builds and sums a large list (about 100 MB) as natively" \
 	"$([ "$out" = "$want" ]; echo $?)" "$out"
 if command -v sqlite3 >/dev/null; then
@@ -181,7 +195,7 @@ EOF
 	want=$(sqlite3 :memory: < "$tmp/index.sql")
 	stop_daemon
 	start_daemon 24M
-	out=$("$PAGER" run --socket "$sock" -- sqlite3 :memory: \
+	out=$(prun sqlite3 :memory: \
 		< "$tmp/index.sql" 2>&1)
 	check "sqlite3 indexes a 46 MB in-memory database under 24M as natively" \
 		"$([ "$out" = "$want" ]; echo $?)" "$out"
@@ -192,12 +206,12 @@ fi
 # ---- out of memory: the biggest client is killed, the rest go on -----------
 stop_daemon
 start_daemon 8M --no-swap
-out=$("$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 passes 2>&1)
+out=$(prun "$VERIFY" --mb 32 passes 2>&1)
 rc=$?
 check "no swap, 32 MiB in 8 MiB: killed (status $rc), and told so" \
 	"$([ $rc = 137 ] && echo "$out" | grep -q 'out of memory: killed process'; echo $?)" \
 	"$out"
-out=$("$PAGER" run --socket "$sock" -- /bin/echo still serving 2>&1)
+out=$(prun /bin/echo still serving 2>&1)
 oom=$(stat_of oom_kill)
 check "the daemon serves the next client (oom_kill $oom)" \
 	"$([ "$out" = "still serving" ] && [ "$oom" = 1 ]; echo $?)" "$out"
@@ -222,14 +236,14 @@ EOF
 errors=$(echo "$out" | grep -c '^error ')
 check "garbage on the socket gets error lines ($errors)" \
 	"$([ "$errors" -ge 5 ]; echo $?)" "$out"
-out=$("$PAGER" run --socket "$sock" -- /bin/echo after garbage 2>&1)
+out=$(prun /bin/echo after garbage 2>&1)
 check "and the daemon keeps serving" \
 	"$([ "$out" = "after garbage" ]; echo $?)" "$out"
 
 # ---- the daemon dies: the client stops, it never reads wrong data ----------
 stop_daemon
 start_daemon 8M
-"$PAGER" run --socket "$sock" -- "$VERIFY" --mb 32 --passes 50 passes \
+prun "$VERIFY" --mb 32 --passes 50 passes \
 	> "$tmp/death.out" 2>&1 &
 run=$!
 sleep 1.5
