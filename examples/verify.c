@@ -5,7 +5,8 @@
  * comes back from the pager with the wrong contents (zeros, an older
  * generation, another page's data) is caught and counted.
  *
- *   verify [--mb N] [--passes N] [--threads N] [--seed N] TEST...
+ *   verify [--mb N] [--passes N] [--threads N] [--seed N] [--file PATH]
+ *          TEST...
  *
  * Tests (run in order; each prints "verify: TEST ok" or what went wrong):
  *   passes    write and verify the buffer, generation after generation,
@@ -22,6 +23,14 @@
  *   dontneed  MADV_DONTNEED a quarter: zeros there, the rest intact
  *   pipe      read(2) from a pipe into the buffer after it was evicted:
  *             the fault is taken inside the kernel's copy
+ *   fshared   a file (--file PATH, created) mapped MAP_SHARED: written and
+ *             verified generation after generation, msync'd, unmapped,
+ *             then read back with pread(2): the file holds the last one
+ *   fprivate  a file written with pwrite(2), mapped MAP_PRIVATE: every page
+ *             verified, half of them written (copy-on-write) and verified
+ *             again with the rest; the file itself is unchanged
+ *   ftwo      the file mapped by two processes: what one writes through
+ *             its mapping the other reads through its own
  *   all       all of the above
  *
  * Run it with a buffer several times the pager's budget, e.g.
@@ -38,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,6 +56,7 @@
 #define WORDS	(PAGE / sizeof(uint64_t))
 
 static size_t mb = 64, passes = 2, nthreads = 4;
+static const char *file_path;
 static uint64_t seed = 1;
 static unsigned long bad;		/* mismatched words, all tests */
 
@@ -384,6 +395,172 @@ static void t_pipe(void)
 	result("pipe", n);
 }
 
+/* ---- file mappings --------------------------------------------------------- */
+
+static int open_file(size_t len, bool create)
+{
+	const char *dir = getenv("TMPDIR");
+	static char path[256];
+	int fd;
+
+	if (!file_path) {
+		snprintf(path, sizeof(path), "%s/verify-%d.data",
+			 dir && *dir ? dir : "/tmp", (int)getpid());
+		file_path = path;
+	}
+	fd = open(file_path, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), 0600);
+	if (fd < 0 || (create && ftruncate(fd, (off_t)len))) {
+		perror("verify: file");
+		exit(1);
+	}
+	return fd;
+}
+
+static char *map_file(int fd, size_t len, int flags)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+
+	if (p == MAP_FAILED) {
+		perror("verify: mmap of the file");
+		exit(1);
+	}
+	return p;
+}
+
+/* Check the file's pages [from, to) with pread(2), step @step. */
+static unsigned long check_file(const char *test, int fd, uint64_t tag,
+				size_t from, size_t to, size_t step,
+				const uint64_t *gens, uint64_t gen)
+{
+	static uint64_t page[WORDS];
+	unsigned long n = 0;
+
+	for (size_t pg = from; pg < to; pg += step) {
+		if (pread(fd, page, PAGE, (off_t)(pg * PAGE)) != (ssize_t)PAGE) {
+			printf("verify: %s: short read of page %zu\n", test, pg);
+			return n + WORDS;
+		}
+		n += check_page(test, page, tag, pg, gens ? gens[pg] : gen);
+	}
+	return n;
+}
+
+static void t_fshared(void)
+{
+	size_t pages = mb << 20 >> 12;
+	int fd = open_file(pages * PAGE, true);
+	char *buf = map_file(fd, pages * PAGE, MAP_SHARED);
+	uint64_t s = seed, *gen = calloc(pages, sizeof(*gen));
+	unsigned long n = 0;
+
+	for (uint64_t g = 1; g <= passes; g++) {
+		fill(buf, 2, 0, pages, g);
+		n += check("fshared", buf, 2, 0, pages, g);
+		if (g == 1 && msync(buf, pages * PAGE, MS_SYNC))
+			perror("verify: msync");
+	}
+	for (size_t pg = 0; pg < pages; pg++)
+		gen[pg] = passes;
+	for (size_t k = 0; k < pages; k++) {
+		size_t pg = rnd(&s) % pages;
+
+		if (rnd(&s) & 1)
+			fill_page((uint64_t *)(buf + pg * PAGE), 2, pg,
+				  ++gen[pg]);
+		else
+			n += check_page("fshared", (uint64_t *)(buf + pg * PAGE),
+					2, pg, gen[pg]);
+	}
+	for (size_t pg = 0; pg < pages; pg++)
+		n += check_page("fshared", (uint64_t *)(buf + pg * PAGE), 2,
+				pg, gen[pg]);
+	/* After msync the file holds it, as the kernel's read(2) sees it. */
+	if (msync(buf, pages * PAGE, MS_SYNC))
+		perror("verify: msync");
+	n += check_file("fshared (read after msync)", fd, 2, 0, pages, 7, gen,
+			0);
+	munmap(buf, pages * PAGE);
+	/* And after munmap, all of it. Leave the last generation written
+	 * everywhere, so the file's digest can be compared with a native
+	 * run's. */
+	n += check_file("fshared (read after munmap)", fd, 2, 0, pages, 1, gen,
+			0);
+	buf = map_file(fd, pages * PAGE, MAP_SHARED);
+	fill(buf, 2, 0, pages, passes + 1);
+	munmap(buf, pages * PAGE);
+	n += check_file("fshared (final)", fd, 2, 0, pages, 1, NULL,
+			passes + 1);
+	close(fd);
+	free(gen);
+	result("fshared", n);
+}
+
+static void t_fprivate(void)
+{
+	size_t pages = mb << 20 >> 12;
+	int fd = open_file(pages * PAGE, true);
+	static uint64_t page[WORDS];
+	unsigned long n = 0;
+	char *buf;
+
+	for (size_t pg = 0; pg < pages; pg++) {
+		fill_page(page, 3, pg, 1);
+		if (pwrite(fd, page, PAGE, (off_t)(pg * PAGE)) != (ssize_t)PAGE) {
+			perror("verify: pwrite");
+			exit(1);
+		}
+	}
+	buf = map_file(fd, pages * PAGE, MAP_PRIVATE);
+	n += check("fprivate", buf, 3, 0, pages, 1);
+	for (size_t pg = 0; pg < pages; pg += 2)
+		fill_page((uint64_t *)(buf + pg * PAGE), 3, pg, 2);
+	for (int round = 0; round < 2; round++)
+		for (size_t pg = 0; pg < pages; pg++)
+			n += check_page("fprivate", (uint64_t *)(buf + pg * PAGE),
+					3, pg, pg % 2 ? 1 : 2);
+	munmap(buf, pages * PAGE);
+	n += check_file("fprivate (file unchanged)", fd, 3, 0, pages, 1, NULL,
+			1);
+	close(fd);
+	unlink(file_path);
+	result("fprivate", n);
+}
+
+static void t_ftwo(void)
+{
+	size_t pages = mb << 20 >> 12;
+	int fd = open_file(pages * PAGE, true), status;
+	char *buf = map_file(fd, pages * PAGE, MAP_SHARED);
+	unsigned long n = 0;
+	pid_t pid;
+
+	fill(buf, 4, 0, pages, 1);
+	pid = fork();
+	if (pid == 0) {
+		/* A mapping of its own, not the inherited one. */
+		int cfd = open_file(0, false);
+		char *mine = map_file(cfd, pages * PAGE, MAP_SHARED);
+		unsigned long cn = check("ftwo (child)", mine, 4, 0, pages, 1);
+
+		for (size_t pg = 1; pg < pages; pg += 2)
+			fill_page((uint64_t *)(mine + pg * PAGE), 4, pg, 2);
+		munmap(mine, pages * PAGE);
+		_exit(cn ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("verify: ftwo: the child failed\n");
+		n++;
+	}
+	for (size_t pg = 0; pg < pages; pg++)
+		n += check_page("ftwo", (uint64_t *)(buf + pg * PAGE), 4, pg,
+				pg % 2 ? 2 : 1);
+	munmap(buf, pages * PAGE);
+	close(fd);
+	unlink(file_path);
+	result("ftwo", n);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -391,13 +568,16 @@ static const struct {
 	{ "passes", t_passes }, { "threads", t_threads }, { "fork", t_fork },
 	{ "mremap", t_mremap }, { "munmap", t_munmap },
 	{ "dontneed", t_dontneed }, { "pipe", t_pipe },
+	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
+	{ "ftwo", t_ftwo },
 };
 
 static int usage(const char *why)
 {
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
-		"[--threads N] [--seed N] TEST...\ntests: passes threads fork "
-		"mremap munmap dontneed pipe all\n", why);
+		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
+		"threads fork mremap munmap dontneed pipe fshared fprivate "
+		"ftwo all\n", why);
 	return 2;
 }
 
@@ -421,6 +601,7 @@ int main(int argc, char **argv)
 		{ "passes", required_argument, NULL, 'p' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "file", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t v;
@@ -444,6 +625,9 @@ int main(int argc, char **argv)
 			if (number(optarg, 1, &v))
 				return usage("--seed: a positive number");
 			seed = v;
+			break;
+		case 'f':
+			file_path = optarg;
 			break;
 		default:
 			return usage("bad option");

@@ -115,6 +115,17 @@ static void ask(struct client *c, uint64_t addr)
 	c->asked[c->nr_asked++] = (struct range){ addr, addr + PGR_PAGE, 0 };
 }
 
+void pgr_ask_file(struct client *c, uint64_t addr)
+{
+	if (c->nr_fasked && c->fasked[c->nr_fasked - 1].end == addr) {
+		c->fasked[c->nr_fasked - 1].end += PGR_PAGE;
+		return;
+	}
+	pgr_grow(&c->fasked, &c->cap_fasked, c->nr_fasked + 1,
+		 sizeof(*c->fasked));
+	c->fasked[c->nr_fasked++] = (struct range){ addr, addr + PGR_PAGE, 0 };
+}
+
 /*
  * Arm a present page: it gets a buffer and joins the client's batch; the
  * batch is write-protected, copied and handed to the agent after the scan
@@ -152,6 +163,11 @@ static bool orphan(const struct pgr *p, uint32_t i)
 	return p->pages[i].region == PGR_NONE;
 }
 
+static bool is_file(const struct pgr *p, uint32_t i)
+{
+	return p->pages[i].flags & DP_FILE;
+}
+
 static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 {
 	struct pgr *p = P(ctx);
@@ -159,6 +175,10 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 
 	if (orphan(p, i)) {
 		refs->contended = true;		/* leave it be */
+		return;
+	}
+	if (is_file(p, i)) {
+		pgr_file_young(p, i, refs);
 		return;
 	}
 	s = *page_slot(p, i);
@@ -185,7 +205,11 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 
 static void be_young_clear(void *ctx, uint32_t i)
 {
-	if (!orphan(P(ctx), i))
+	if (orphan(P(ctx), i))
+		return;
+	if (is_file(P(ctx), i))
+		pgr_file_arm(P(ctx), i);
+	else
 		pgr_arm(P(ctx), i);	/* if it cannot be armed: young again */
 }
 
@@ -195,6 +219,8 @@ static int be_unmap(void *ctx, uint32_t i)
 
 	if (orphan(p, i))
 		return -EAGAIN;
+	if (is_file(p, i))
+		return pgr_file_unmap(p, i);
 	return (*page_slot(p, i) & (SL_ARMING | SL_ARMED)) ? 0 : -EAGAIN;
 }
 
@@ -209,6 +235,8 @@ static enum pol_writeout be_writeout(void *ctx, uint32_t i)
 
 	if (orphan(p, i))
 		return POL_WRITEOUT_KEEP;
+	if (is_file(p, i))
+		return pgr_file_writeout(p, i);
 	if (d->buf == PGR_NONE || p->swap_fd < 0)
 		return POL_WRITEOUT_FAILED;
 	if (d->flags & DP_COPYING)
@@ -254,6 +282,8 @@ static int be_evict(void *ctx, uint32_t i, uint64_t shadow)
 
 	if (orphan(p, i))
 		return -EBUSY;		/* freed when its I/O completes */
+	if (is_file(p, i))
+		return pgr_file_evict(p, i, shadow);
 	c = page_client(p, i);
 	slot = page_slot(p, i);
 
@@ -284,7 +314,7 @@ static bool be_swap_drop(void *ctx, uint32_t i)
 	struct pgr *p = P(ctx);
 	struct dpage *d = &p->pages[i];
 
-	if (d->swap == PGR_NONE || p->swap[d->swap].map > 1)
+	if (is_file(p, i) || d->swap == PGR_NONE || p->swap[d->swap].map > 1)
 		return false;
 	p->swap[d->swap].cache = PGR_NONE;
 	pgr_swap_put(p, d->swap);
@@ -294,8 +324,18 @@ static bool be_swap_drop(void *ctx, uint32_t i)
 
 static void be_prefetch(void *ctx, uint32_t i)
 {
-	if (!orphan(P(ctx), i))
+	if (!orphan(P(ctx), i) && !is_file(P(ctx), i))
 		__builtin_prefetch(page_slot(P(ctx), i));
+}
+
+static uint32_t be_invalidate_inode(void *ctx, uint32_t ino)
+{
+	return pgr_file_invalidate(P(ctx), ino);
+}
+
+static void be_free_inode(void *ctx, uint32_t ino)
+{
+	pgr_file_free_inode(P(ctx), ino);
 }
 
 const struct pol_backend pgr_backend = {
@@ -307,6 +347,8 @@ const struct pol_backend pgr_backend = {
 	.swap_space = be_swap_space,
 	.swap_drop = be_swap_drop,
 	.prefetch = be_prefetch,
+	.invalidate_inode = be_invalidate_inode,
+	.free_inode = be_free_inode,
 };
 
 /* ---- after a reclaim: tell the agents ---------------------------------- */
@@ -454,11 +496,15 @@ void pgr_flush_asks(struct pgr *p)
 		struct range *out;
 		size_t n;
 
-		if (!c->used || !c->nr_asked)
+		if (!c->used || (!c->nr_asked && !c->nr_fasked))
 			continue;
-		out = pgr_xcalloc(c->nr_asked, sizeof(*out));
+		out = pgr_xcalloc(c->nr_asked + c->nr_fasked, sizeof(*out));
 		n = arm_batch(p, c, out);
 		c->nr_asked = 0;
+		/* File pages: the memfd keeps them, nothing to copy. */
+		memcpy(out + n, c->fasked, c->nr_fasked * sizeof(*out));
+		n += c->nr_fasked;
+		c->nr_fasked = 0;
 		/* Up to 100 ranges a request, so a line stays short. A
 		 * broken connection ends the client. */
 		for (size_t from = 0; from < n && c->used; from += 100)
@@ -475,6 +521,11 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 	uint64_t *slot = &r->slot[off], s = *slot;
 	uint32_t i = sl_page(s);
 
+	if (sl_tag(s) == SL_EMPTY && (s & SL_ARMING)) {
+		/* A file page: unmapped here if madvise happened. */
+		*slot = (s & (SL_RM1 | SL_RM2)) ? SL_EMPTY : SL_FMAPPED;
+		return;
+	}
 	if (sl_tag(s) != SL_PAGE || !(s & SL_ARMING))
 		return;
 	if (s & SL_RM2) {

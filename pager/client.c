@@ -143,10 +143,12 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 		close(c->pidfd);
 	free(c->regions);
 	free(c->asked);
+	free(c->fasked);
 	free(c->pending);
 	free(c->excluded);
 	c->regions = NULL;
-	c->asked = c->pending = c->excluded = NULL;
+	c->asked = c->fasked = c->pending = c->excluded = NULL;
+	c->nr_fasked = c->cap_fasked = 0;
 	c->nr_regions = c->cap_regions = 0;
 	c->nr_asked = c->cap_asked = 0;
 	c->nr_pending = c->cap_pending = 0;

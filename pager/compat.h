@@ -34,6 +34,11 @@
 #define UFFD_FEATURE_MOVE		(1 << 16)	/* 6.8 */
 #endif
 
+/* UFFDIO_CONTINUE mapping the page write-protected (6.3). */
+#ifndef UFFDIO_CONTINUE_MODE_WP
+#define UFFDIO_CONTINUE_MODE_WP		((__u64)1 << 1)
+#endif
+
 /* PAGEMAP_SCAN (6.7, include/uapi/linux/fs.h): an ioctl on
  * /proc/PID/pagemap listing the pages of a range by category. */
 #ifndef PAGEMAP_SCAN

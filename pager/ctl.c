@@ -213,6 +213,93 @@ static void cmd_adopt(struct req *r, bool one)
 	reply(r, "ok");
 }
 
+/* file [rw] (+ fd: a regular file the program maps): its page cache.
+ * Answer "file ID GEN" with the memfd to map in its place (read-write if
+ * rw: a shared writable mapping), then ok. */
+static void cmd_file(struct req *r)
+{
+	struct client *c = own(r);
+	int fd = pgr_conn_take_fd(r->conn), ino, mfd;
+	bool rw = r->argc > 1 && !strcmp(r->argv[1], "rw");
+	const char *why = NULL;
+	char line[64];
+
+	if (!c) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fd < 0) {
+		fail(r, "file: no file descriptor attached");
+		return;
+	}
+	if (rw && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDWR) {
+		close(fd);
+		fail(r, "file: not open for reading and writing");
+		return;
+	}
+	ino = pgr_file_get(r->p, c, fd, rw, &why);
+	close(fd);
+	if (ino < 0) {
+		fail(r, "file: %s", why ? why : strerror(-ino));
+		return;
+	}
+	mfd = pgr_file_memfd(r->p, (uint32_t)ino, rw);
+	if (mfd < 0) {
+		fail(r, "file: cannot open the page cache: %s",
+		     strerror(errno));
+		return;
+	}
+	snprintf(line, sizeof(line), "file %d %u", ino,
+		 r->p->files[ino].gen);
+	pgr_conn_send_fd(r->conn, line, mfd);
+	close(mfd);
+	reply(r, "ok");
+}
+
+/* mapf START LEN ID GEN PGOFF FLAGS: the memfd of inode ID is mapped at
+ * START (hex numbers; FLAGS: 1 shared, 2 writable, 4 executable) */
+static void cmd_mapf(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n, ino, gen, pgoff, fl;
+	const char *why = NULL;
+	int err;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || arg_hex(r, 3, &ino) ||
+	    arg_hex(r, 4, &gen) || arg_hex(r, 5, &pgoff) ||
+	    arg_hex(r, 6, &fl) || (s & 4095) || !n || fl > 7 ||
+	    ino > UINT32_MAX || gen > UINT32_MAX || s + n < s) {
+		fail(r, "mapf: expected START LEN ID GEN PGOFF FLAGS");
+		return;
+	}
+	err = pgr_file_map(r->p, c, s, (n + 4095) & ~4095ULL, (uint32_t)ino,
+			   (uint32_t)gen, pgoff, (uint8_t)fl, &why);
+	if (err) {
+		fail(r, "mapf: %s", why ? why : strerror(-err));
+		return;
+	}
+	reply(r, "ok");
+}
+
+/* msync START LEN: write back what the client dirtied there */
+static void cmd_msync(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || s + n < s) {
+		fail(r, "msync: expected START LEN");
+		return;
+	}
+	pgr_file_msync(r->p, c, s, s + n);
+	reply(r, "ok");
+}
+
 /* done ID: the agent dropped what request ID asked (no answer) */
 static void cmd_done(struct req *r)
 {
@@ -609,6 +696,12 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_adopt(&r, false);
 	else if (!strcmp(cmd, "map"))
 		cmd_adopt(&r, true);
+	else if (!strcmp(cmd, "file"))
+		cmd_file(&r);
+	else if (!strcmp(cmd, "mapf"))
+		cmd_mapf(&r);
+	else if (!strcmp(cmd, "msync"))
+		cmd_msync(&r);
 	else if (!strcmp(cmd, "done"))
 		cmd_done(&r);
 	else if (!strcmp(cmd, "ready"))

@@ -114,9 +114,11 @@ static int setup_memory(struct pgr *p)
 
 	p->nr_pages = (uint32_t)p->o.budget;
 	p->pages = pgr_xcalloc(p->nr_pages, sizeof(*p->pages));
+	pgr_files_init(p);
 	s = (struct pol_setup){
 		.budget = p->o.budget, .pages = p->pages,
 		.page_stride = sizeof(struct dpage), .nr_pages = p->nr_pages,
+		.inodes = p->pol_inodes, .nr_inodes = p->nr_files_max,
 		.backend = &pgr_backend, .ctx = p,
 	};
 	p->pol = pol_create(&s);
@@ -179,6 +181,7 @@ static void teardown(struct pgr *p)
 		uv_close((uv_handle_t *)&p->launcher_poll, NULL);
 		close(p->launcher_pidfd);
 	}
+	pgr_files_release(p);
 	pgr_ring_close(p);
 	/* Let the close callbacks run. */
 	uv_run(p->loop, UV_RUN_NOWAIT);

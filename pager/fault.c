@@ -54,7 +54,8 @@ bool pgr_in_flight(const struct pgr *p)
 		return true;
 	for (uint32_t k = 0; k < p->nr_clients; k++)
 		if (p->clients[k].used && (p->clients[k].nr_pending ||
-					   p->clients[k].nr_asked))
+					   p->clients[k].nr_asked ||
+					   p->clients[k].nr_fasked))
 			return true;
 	return false;
 }
@@ -66,6 +67,9 @@ static bool in_agent_range(const struct client *c, uint64_t addr)
 			return true;
 	for (size_t k = 0; k < c->nr_asked; k++)
 		if (c->asked[k].start <= addr && addr < c->asked[k].end)
+			return true;
+	for (size_t k = 0; k < c->nr_fasked; k++)
+		if (c->fasked[k].start <= addr && addr < c->fasked[k].end)
 			return true;
 	return false;
 }
@@ -103,7 +107,7 @@ static void page_init(struct pgr *p, uint32_t i, uint32_t rid, uint32_t off)
  * a reclaim frees nothing and starts nothing, as often as the kernel's
  * allocator would retry.
  */
-static enum pgr_served alloc(struct pgr *p, struct client *c, uint32_t *i)
+enum pgr_served pgr_alloc(struct pgr *p, struct client *c, uint32_t *i)
 {
 	for (;;) {
 		int over = POL_ROOT;
@@ -180,7 +184,7 @@ static enum pgr_served first_touch(struct pgr *p, struct client *c,
 	while (n < max && off + n < npg &&
 	       p->regions[rid].slot[off + n] == SL_EMPTY &&
 	       (!n || !in_agent_range(c, addr + (uint64_t)n * PGR_PAGE))) {
-		enum pgr_served s = alloc(p, c, &pages[n]);
+		enum pgr_served s = pgr_alloc(p, c, &pages[n]);
 
 		if (s != PGR_SERVED) {
 			if (!n)
@@ -399,7 +403,7 @@ static enum pgr_served swap_in(struct pgr *p, struct client *c, uint32_t rid,
 
 	if (in_agent_range(c, p->regions[rid].start + (uint64_t)off * PGR_PAGE))
 		return PGR_PARKED;
-	s = alloc(p, c, &i);
+	s = pgr_alloc(p, c, &i);
 	if (s != PGR_SERVED)
 		return s;
 	err = start_read(p, c, rid, off, i, write, false);
@@ -483,7 +487,7 @@ static enum pgr_served take_foreign(struct pgr *p, struct client *c,
 	enum pgr_served s;
 	uint32_t i;
 
-	s = alloc(p, c, &i);
+	s = pgr_alloc(p, c, &i);
 	if (s != PGR_SERVED)
 		return s;
 	if (ioctl(c->uffd, UFFDIO_WRITEPROTECT, &u) && errno == EAGAIN) {
@@ -503,21 +507,32 @@ static enum pgr_served take_foreign(struct pgr *p, struct client *c,
 /* No region holds @addr, but the fault came: the VMA grew (mremap in
  * place) or was not seen yet. Take it over and look again. */
 static struct region *grown(struct pgr *p, struct client *c, uint64_t addr,
-			    uint32_t *rid)
+			    uint32_t *rid, bool *file)
 {
 	char path[64], line[512];
 	FILE *f;
 
+	*file = false;
 	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e;
+		unsigned long long s, e, off;
+		unsigned long ino = 0;
+		char perms[8];
+		unsigned int maj, min;
 
-		if (sscanf(line, "%llx-%llx", &s, &e) == 2 && s <= addr &&
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %lu", &s, &e, perms,
+			   &off, &maj, &min, &ino) >= 2 && s <= addr &&
 		    addr < e) {
 			fclose(f);
+			if (ino) {
+				/* A file mapping (our memfd) grown in
+				 * place: zeros there would be wrong data. */
+				*file = true;
+				return NULL;
+			}
 			pgr_adopt(p, c, s, e);
 			return pgr_region_find(p, c, addr, rid);
 		}
@@ -532,9 +547,15 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 	uint32_t rid, off;
 	struct region *r = pgr_region_find(p, c, addr, &rid);
 	uint64_t v;
+	bool file = false;
 
 	if (!r)
-		r = grown(p, c, addr, &rid);
+		r = grown(p, c, addr, &rid, &file);
+	if (!r && file) {
+		pgr_kill(p, c, "it touched a part of a file mapping the pager "
+			 "does not know (mremap grew it in place?)");
+		return PGR_SERVED;
+	}
 	if (!r) {
 		/* Registered, but not ours to know: nothing of ours is
 		 * missing there, so it is a first touch. */
@@ -548,6 +569,8 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 	}
 	off = (uint32_t)((addr - r->start) / PGR_PAGE);
 	v = r->slot[off];
+	if (region_is_file(r) && sl_tag(v) == SL_EMPTY)
+		return pgr_file_fault(p, c, rid, off, write, wp);
 	if (sl_tag(v) == SL_FOREIGN) {
 		if (!wp) {
 			/* Gone behind our back: nothing of ours was there. */

@@ -16,6 +16,15 @@
  *                       userfaultfd again for this long before sleeping:
  *                       a fault that follows soon is served without the
  *                       daemon's wakeup (on a VM, the costliest part)
+ *   read_ahead_kb       (as /sys/block/DEV/queue/read_ahead_kb) a file
+ *                       page fault reads this much around it (mmap
+ *                       read-around), and a sequential stream the next
+ *                       window ahead; 4: off
+ *   max_cached_inodes   files the page cache holds at most (each costs
+ *                       the daemon two or three descriptors); beyond it
+ *                       the inode shrinker runs, and a file that still
+ *                       does not fit is left to the kernel (passthrough).
+ *                       At most what the descriptor limit allows
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +42,8 @@ static const struct knob knobs[] = {
 	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 262144 },
 	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3 },
 	{ "fault_spin_us", 0, 1000, 50 },
+	{ "read_ahead_kb", 4, PGR_MAX_AROUND * PGR_PAGE / 1024, 128 },
+	{ "max_cached_inodes", 1, 65536, 4096 },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -54,6 +65,13 @@ static void apply(struct pgr *p, unsigned int k, uint64_t v)
 	case 2:
 		p->spin_us = (unsigned int)v;
 		break;
+	case 3:
+		p->read_ahead_pages = (unsigned int)(v / 4);
+		break;
+	case 4:
+		p->max_cached_inodes = (uint32_t)(v < p->inode_fd_cap ? v :
+						  p->inode_fd_cap);
+		break;
 	}
 }
 
@@ -64,6 +82,10 @@ static uint64_t value(const struct pgr *p, unsigned int k)
 		return (uint64_t)p->fault_around * PGR_PAGE;
 	case 1:
 		return p->page_cluster;
+	case 3:
+		return (uint64_t)p->read_ahead_pages * 4;
+	case 4:
+		return p->max_cached_inodes;
 	default:
 		return p->spin_us;
 	}

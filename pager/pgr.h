@@ -61,6 +61,8 @@
 #define SL_READING	16		/* page: swap-in in flight */
 #define SL_RM1		32		/* arming: one REMOVE seen */
 #define SL_RM2		64		/* arming: two or more */
+#define SL_FMAPPED	128		/* file region, EMPTY tag: the file's
+					 * page is mapped here (its young bit) */
 
 static inline unsigned int sl_tag(uint64_t s) { return s & 3; }
 static inline uint32_t sl_page(uint64_t s) { return (uint32_t)(s >> 32); }
@@ -87,6 +89,10 @@ enum {
 	DP_COPYING = 8,		/* arming: its buffer is not filled yet */
 	DP_YOUNG = 16,		/* armed by idle marking while young: the
 				 * next scan still sees the reference */
+	DP_FILE = 32,		/* a file page: region is its inode (struct
+				 * finode), off its page in the file */
+	DP_RA_MARK = 64,	/* file: PG_readahead, the next window is
+				 * read when this page is first touched */
 };
 
 /* What became of a fault. */
@@ -115,6 +121,47 @@ struct region {
 	uint32_t ra_prev;	/* swap readahead: last swap-in fault */
 	unsigned int ra_win;	/* and its window */
 	bool live;
+	/* A file mapping (file.c): the inode's memfd mapped in the client. */
+	uint8_t rflags;		/* R_* */
+	uint32_t inode;		/* struct finode index, or PGR_NONE: anon */
+	uint64_t pgoff;		/* file page at start */
+	unsigned int mmap_miss;	/* read-around off above MMAP_LOTSAMISS */
+};
+
+enum {
+	R_SHARED = 1,		/* MAP_SHARED: writes go to the file */
+	R_WRITE = 2,		/* PROT_WRITE at mmap time */
+	R_EXEC = 4,		/* PROT_EXEC: VM_EXEC for the policy */
+};
+
+static inline bool region_is_file(const struct region *r)
+{
+	return r->inode != PGR_NONE;
+}
+
+/*
+ * A cached file (file.c): the pager's page cache of one (device, inode)
+ * is a memfd, shared by every client that maps the file, and mapped in
+ * the daemon too so reads land there and write-back reads from there.
+ */
+struct finode {
+	bool used;
+	uint32_t gen;		/* tells a reused descriptor from its past */
+	bool direct;		/* fd is O_DIRECT */
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;	/* the file's, when cached: stale if changed */
+	uint64_t size;		/* bytes; the memfd's size */
+	int fd;			/* for reads */
+	int wfd;		/* for write-back; -1 until a writable mapping */
+	int memfd;
+	char *map;		/* the daemon's MAP_SHARED mapping of memfd */
+	uint64_t map_pages;	/* its length in pages */
+	uint32_t *page;		/* per file page: page descriptor or NONE */
+	uint64_t *shadow;	/* per file page: shadow entry, 0: none */
+	uint32_t *mappers;	/* regions mapping it */
+	size_t nr_mappers, cap_mappers;
+	uint64_t nr_dirty;
 };
 
 struct range {
@@ -150,6 +197,8 @@ struct client {
 	size_t nr_regions, cap_regions;
 	struct range *asked;	/* DONTNEED ranges not yet sent */
 	size_t nr_asked, cap_asked;
+	struct range *fasked;	/* of those, file pages: nothing to copy */
+	size_t nr_fasked, cap_fasked;
 	struct range *pending;	/* sent, the agent's "done" not yet seen */
 	size_t nr_pending, cap_pending;
 	uint64_t next_request;	/* id of the next request to the agent */
@@ -248,6 +297,15 @@ struct pgr {
 	unsigned int ra_hits;		/* readahead pages hit since the
 					 * last swap-in fault */
 	char *zeros;			/* PGR_MAX_AROUND zero pages */
+	/* file pages: the inode cache */
+	struct finode *files;
+	struct pol_inode *pol_inodes;	/* the policy's, same index */
+	uint32_t nr_files_max;		/* descriptors allocated */
+	uint32_t nr_files_live;
+	uint32_t file_gen;
+	uint32_t max_cached_inodes;	/* knob: live inodes at most */
+	uint32_t inode_fd_cap;		/* what the descriptor limit allows */
+	unsigned int read_ahead_pages;	/* knob read_ahead_kb / 4 */
 	struct deferred *deferred;
 	size_t nr_deferred, cap_deferred;
 	struct reclaim_req *reclaims;	/* memory.reclaim under way */
@@ -277,6 +335,8 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client);
 void pgr_kill(struct pgr *p, struct client *c, const char *why);
 
 /* region.c */
+uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
+			uint64_t end);
 struct region *pgr_region_find(struct pgr *p, struct client *c,
 			       uint64_t addr, uint32_t *id);
 /* Take over [start, end) of @c: register it, adopt present pages. */
@@ -295,6 +355,8 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 void pgr_region_drop_all(struct pgr *p, struct client *c);
 
 /* fault.c */
+/* Take a free page for @c, reclaiming as the kernel's allocator would. */
+enum pgr_served pgr_alloc(struct pgr *p, struct client *c, uint32_t *page);
 void pgr_uffd_ready(struct pgr *p, struct client *c);
 enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 			  bool write, bool wp);
@@ -338,6 +400,44 @@ bool pgr_page_clean_cached(const struct pgr *p, uint32_t page);
 void pgr_page_free(struct pgr *p, uint32_t page);
 void pgr_writeout_done(struct pgr *p, uint32_t page, int res);
 
+/* file.c: file pages in the pager's page cache */
+int pgr_files_init(struct pgr *p);
+void pgr_files_release(struct pgr *p);
+/* The inode cache entry for the regular file @fd, created or refreshed;
+ * its index, or -errno (*why says why). */
+int pgr_file_get(struct pgr *p, struct client *c, int fd, bool writable,
+		 const char **why);
+/* A memfd descriptor the client may map: read-only unless @rw. */
+int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw);
+/* @c mapped the memfd of @ino at [start, start + len): own it. */
+int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
+		 uint64_t len, uint32_t ino, uint32_t gen, uint64_t pgoff,
+		 uint8_t rflags, const char **why);
+enum pgr_served pgr_file_fault(struct pgr *p, struct client *c, uint32_t rid,
+			       uint32_t off, bool write, bool wp);
+void pgr_file_read_done(struct pgr *p, void *rec, int res);
+/* Write dirty pages [from, to) of @ino back (msync, munmap, exit). Each
+ * is write-protected in every mapping but region @except (going away)
+ * first; where that worked it is clean after. */
+void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
+		    uint32_t except);
+/* The region's mapping of the file is going (region.c). */
+void pgr_file_unmap_region(struct pgr *p, uint32_t rid);
+void pgr_file_add_mapper(struct pgr *p, uint32_t rid);
+/* msync of [start, end) of @c. */
+void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
+		    uint64_t end);
+/* backend operations on file pages */
+void pgr_file_young(struct pgr *p, uint32_t i, struct pol_refs *refs);
+void pgr_file_arm(struct pgr *p, uint32_t i);
+int pgr_file_unmap(struct pgr *p, uint32_t i);
+enum pol_writeout pgr_file_writeout(struct pgr *p, uint32_t i);
+int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow);
+uint32_t pgr_file_invalidate(struct pgr *p, uint32_t ino);
+void pgr_file_free_inode(struct pgr *p, uint32_t ino);
+/* Queue [addr, addr + page) of @c for a DONTNEED that keeps no copy. */
+void pgr_ask_file(struct client *c, uint64_t addr);
+
 /* swap.c */
 int pgr_swap_open(struct pgr *p);
 void pgr_swap_close(struct pgr *p);
@@ -348,6 +448,10 @@ bool pgr_swap_half_full(const struct pgr *p);
 /* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
  * submitted before the loop next waits. */
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
+/* Queue a read of @len bytes at @off of @fd into @buf; @rec (8-byte
+ * aligned) goes to pgr_file_read_done() with the result. */
+int pgr_file_io(struct pgr *p, int fd, void *buf, size_t len, off_t off,
+		void *rec);
 int pgr_ring_open(struct pgr *p);
 /* Submit the I/O queued so far (else it goes before the loop waits). */
 void pgr_ring_submit(struct pgr *p);

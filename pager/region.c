@@ -48,8 +48,8 @@ struct region *pgr_region_find(struct pgr *p, struct client *c,
 	return NULL;
 }
 
-static uint32_t region_new(struct pgr *p, struct client *c, uint64_t start,
-			   uint64_t end)
+uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
+			uint64_t end)
 {
 	uint32_t id;
 	struct region *r;
@@ -73,6 +73,10 @@ static uint32_t region_new(struct pgr *p, struct client *c, uint64_t start,
 	r->ra_prev = UINT32_MAX - 1;	/* no fault yet: nothing follows it */
 	r->ra_win = 0;
 	r->live = true;
+	r->inode = PGR_NONE;
+	r->pgoff = 0;
+	r->rflags = 0;
+	r->mmap_miss = 0;
 	while (at < c->nr_regions && p->regions[c->regions[at]].start < start)
 		at++;
 	pgr_grow(&c->regions, &c->cap_regions, c->nr_regions + 1,
@@ -89,6 +93,8 @@ static void region_free(struct pgr *p, struct client *c, uint32_t id)
 	struct region *r = &p->regions[id];
 	size_t k;
 
+	if (region_is_file(r))
+		pgr_file_unmap_region(p, id);
 	for (k = 0; k < c->nr_regions && c->regions[k] != id; k++)
 		;
 	if (k < c->nr_regions) {
@@ -129,11 +135,17 @@ static void drop_slot(struct pgr *p, struct client *c, struct region *r,
 static uint32_t split(struct pgr *p, struct client *c, uint32_t id,
 		      uint64_t addr)
 {
-	uint32_t hi = region_new(p, c, addr, p->regions[id].end);
+	uint32_t hi = pgr_region_new(p, c, addr, p->regions[id].end);
 	struct region *lo_r = &p->regions[id], *hi_r = &p->regions[hi];
 	uint32_t cut = (uint32_t)((addr - lo_r->start) / PGR_PAGE);
 
 	memcpy(hi_r->slot, lo_r->slot + cut, npages(hi_r) * sizeof(uint64_t));
+	if (region_is_file(lo_r)) {
+		hi_r->inode = lo_r->inode;
+		hi_r->pgoff = lo_r->pgoff + cut;
+		hi_r->rflags = lo_r->rflags;
+		pgr_file_add_mapper(p, hi);
+	}
 	for (uint32_t o = 0; o < npages(hi_r); o++) {
 		if (sl_tag(hi_r->slot[o]) == SL_PAGE) {
 			p->pages[sl_page(hi_r->slot[o])].region = hi;
@@ -165,8 +177,8 @@ void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 			uint32_t off = (uint32_t)((a - r->start) / PGR_PAGE);
 			uint64_t v = r->slot[off];
 
-			if (!unmapped && sl_tag(v) == SL_PAGE &&
-			    (v & SL_ARMING)) {
+			if (!unmapped && sl_tag(v) != SL_SWAP &&
+			    sl_tag(v) != SL_FOREIGN && (v & SL_ARMING)) {
 				/* Ours or the program's: the agent's answer
 				 * will tell (backend.c). */
 				r->slot[off] |= (v & SL_RM1) ? SL_RM2 : SL_RM1;
@@ -178,7 +190,12 @@ void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 			k++;
 			continue;
 		}
-		/* The mapping is gone: cut [s, e) out of the region. */
+		/* The mapping is gone: cut [s, e) out of the region, after
+		 * writing back what it dirtied in a shared file. */
+		if (region_is_file(r) && (r->rflags & R_SHARED))
+			pgr_file_flush(p, r->inode,
+				       r->pgoff + (s - r->start) / PGR_PAGE,
+				       r->pgoff + (e - r->start) / PGR_PAGE, id);
 		if (e < r->end)
 			split(p, c, id, e);	/* [e, end) lives on */
 		r = &p->regions[id];		/* split() may move it */
@@ -197,6 +214,9 @@ void pgr_region_drop_all(struct pgr *p, struct client *c)
 		uint32_t id = c->regions[c->nr_regions - 1];
 		struct region *r = &p->regions[id];
 
+		if (region_is_file(r) && (r->rflags & R_SHARED))
+			pgr_file_flush(p, r->inode, r->pgoff,
+				       r->pgoff + npages(r), id);
 		for (uint32_t o = 0; o < npages(r); o++)
 			drop_slot(p, c, r, o);
 		region_free(p, c, id);
@@ -281,7 +301,7 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 			c->pid, strerror(-err));
 		return err;
 	}
-	id = region_new(p, c, start, end);
+	id = pgr_region_new(p, c, start, end);
 	pgr_dbg("adopted 0x%llx-0x%llx of %d", (unsigned long long)start,
 		(unsigned long long)end, c->pid);
 	return adopt_present(p, c, id);
@@ -381,8 +401,18 @@ int pgr_adopt_maps(struct pgr *p, struct client *c)
 void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 	       uint64_t len)
 {
-	uint32_t nid = region_new(p, c, to, to + len);
+	uint32_t nid = pgr_region_new(p, c, to, to + len), oid;
+	struct region *old = pgr_region_find(p, c, from, &oid);
 
+	if (old && region_is_file(old)) {
+		struct region *n = &p->regions[nid];
+
+		old = &p->regions[oid];
+		n->inode = old->inode;
+		n->pgoff = old->pgoff + (from - old->start) / PGR_PAGE;
+		n->rflags = old->rflags;
+		pgr_file_add_mapper(p, nid);
+	}
 	for (uint64_t a = 0; a < len; a += PGR_PAGE) {
 		uint32_t id;
 		struct region *r = pgr_region_find(p, c, from + a, &id);
@@ -442,7 +472,7 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 
 	for (size_t k = 0; k < parent->nr_regions; k++) {
 		uint32_t pr = parent->regions[k];
-		uint32_t nid = region_new(p, child, p->regions[pr].start,
+		uint32_t nid = pgr_region_new(p, child, p->regions[pr].start,
 					  p->regions[pr].end);
 		struct region *r = &p->regions[pr], *n = &p->regions[nid];
 		struct uffdio_writeprotect wp = {
@@ -463,8 +493,18 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 					err = -EIO;
 			} else if (sl_tag(v) == SL_FOREIGN) {
 				child->foreign++;
+			} else {
+				/* A file page: mapped or not; the parent's
+				 * arming is not the child's. */
+				v &= SL_FMAPPED;
 			}
 			n->slot[o] = v;
+		}
+		if (region_is_file(r)) {
+			n->inode = r->inode;
+			n->pgoff = r->pgoff;
+			n->rflags = r->rflags;
+			pgr_file_add_mapper(p, nid);
 		}
 		/* The child's first write to a shared page must fault. */
 		if (ioctl(child->uffd, UFFDIO_WRITEPROTECT, &wp))

@@ -35,6 +35,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -51,9 +52,26 @@ struct shim shim = {
 		       UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP | \
 		       UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_PAGEFAULT_FLAG_WP)
 
+/* File pages (memfd mappings): minor faults and write-protection. */
+#define UFFD_FILE_FEATURES (UFFD_FEATURE_MINOR_SHMEM | \
+			    UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
+
+static int open_uffd(uint64_t features);
+
+/* The process's userfaultfd, with file pages if the kernel can. */
 static int new_uffd(void)
 {
-	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURES };
+	int fd = open_uffd(UFFD_FEATURES | UFFD_FILE_FEATURES);
+
+	shim.files = fd >= 0;
+	if (fd < 0)
+		fd = open_uffd(UFFD_FEATURES);
+	return fd;
+}
+
+static int open_uffd(uint64_t features)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
 	int fd = -1, dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
 
 	if (dev >= 0) {
@@ -65,7 +83,7 @@ static int new_uffd(void)
 	if (fd < 0)
 		return -errno;
 	if (ioctl(fd, UFFDIO_API, &api) ||
-	    (api.features & UFFD_FEATURES) != UFFD_FEATURES) {
+	    (api.features & features) != features) {
 		close(fd);
 		return -ENOSYS;
 	}
@@ -89,24 +107,48 @@ static int connect_daemon(void)
 	return fd;
 }
 
-/* Send a request on @fd and wait for ok; @fds ride with it. */
+/* Send a request on @fd and wait for ok; @fds ride with it, the lines
+ * of the answer go to @each. */
+static int vcall(int fd, struct wire *w, const int *fds, int nfds,
+		 void (*each)(const char *s, void *arg), void *arg,
+		 const char *fmt, va_list ap)
+{
+	char line[256], err[128];
+	int n;
+
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	line[n++] = '\n';
+	if (wire_send(fd, line, (size_t)n, fds, nfds))
+		return -EPIPE;
+	n = wire_call(w, each, arg, err, sizeof(err));
+	if (n == -1)
+		shim_say("the daemon refused '%.*s': %s", (int)strcspn(line,
+			 "\n"), line, err);
+	return n;
+}
+
 static int call(int fd, struct wire *w, const int *fds, int nfds,
 		const char *fmt, ...)
 {
-	char line[256], err[128];
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	n = vcall(fd, w, fds, nfds, NULL, NULL, fmt, ap);
 	va_end(ap);
-	line[n++] = '\n';
-	if (wire_send(fd, line, (size_t)n, fds, nfds))
-		return -EPIPE;
-	n = wire_call(w, NULL, NULL, err, sizeof(err));
-	if (n == -1)
-		shim_say("the daemon refused '%.*s': %s", (int)strcspn(line,
-			 "\n"), line, err);
+	return n;
+}
+
+static int call_lines(int fd, struct wire *w, const int *fds, int nfds,
+		      void (*each)(const char *s, void *arg), void *arg,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vcall(fd, w, fds, nfds, each, arg, fmt, ap);
+	va_end(ap);
 	return n;
 }
 
@@ -220,32 +262,47 @@ __attribute__((constructor)) static void shim_init(void)
 	errno = saved;
 }
 
-/* A request from a program thread, on the second connection. */
-static void sync_request(const char *fmt, unsigned long a, unsigned long b)
+static struct wire sync_wire;
+
+/* The second connection, for requests from program threads; with
+ * shim.sync_lock held. */
+static bool sync_open(void)
 {
-	static struct wire sync_wire;
-	int err;
+	if (shim.sync_fd >= 0)
+		return true;
+	shim.sync_fd = connect_daemon();
+	if (shim.sync_fd < 0)
+		return false;
+	wire_init(&sync_wire, shim.sync_fd);
+	if (call(shim.sync_fd, &sync_wire, NULL, 0, "attach %d",
+		 (int)getpid())) {
+		close(shim.sync_fd);
+		shim.sync_fd = -1;
+		return false;
+	}
+	return true;
+}
+
+static void sync_broken(int err)
+{
+	if (err < -1) {
+		close(shim.sync_fd);
+		shim.sync_fd = -1;
+	}
+}
+
+/* A request from a program thread, on the second connection. */
+static int sync_request(const char *fmt, unsigned long a, unsigned long b)
+{
+	int err = -EPIPE;
 
 	pthread_mutex_lock(&shim.sync_lock);
-	if (shim.sync_fd < 0) {
-		shim.sync_fd = connect_daemon();
-		if (shim.sync_fd >= 0) {
-			wire_init(&sync_wire, shim.sync_fd);
-			if (call(shim.sync_fd, &sync_wire, NULL, 0,
-				 "attach %d", (int)getpid())) {
-				close(shim.sync_fd);
-				shim.sync_fd = -1;
-			}
-		}
-	}
-	if (shim.sync_fd >= 0) {
+	if (sync_open()) {
 		err = call(shim.sync_fd, &sync_wire, NULL, 0, fmt, a, b);
-		if (err < -1) {
-			close(shim.sync_fd);
-			shim.sync_fd = -1;
-		}
+		sync_broken(err);
 	}
 	pthread_mutex_unlock(&shim.sync_lock);
+	return err;
 }
 
 static bool anon_private(int flags)
@@ -253,22 +310,192 @@ static bool anon_private(int flags)
 	return (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
 }
 
+/* A mapping of a regular file the daemon can serve from its page cache. */
+static bool file_mapping(int flags, int fd)
+{
+	int type = flags & MAP_TYPE;
+	struct stat st;
+
+	if (!shim.on || !shim.files || fd < 0 ||
+	    (flags & (MAP_ANONYMOUS | MAP_HUGETLB | PGR_MAP_MARKER)))
+		return false;
+	if (type != MAP_PRIVATE && type != MAP_SHARED)
+		return false;
+	return !fstat(fd, &st) && S_ISREG(st.st_mode);
+}
+
+/*
+ * Shared file mappings handed to the daemon, so that munmap and exit can
+ * have it write back first: the kernel's read(2) must see what the
+ * mapping wrote as soon as munmap returns, not when the daemon gets to it.
+ */
+#define SHIM_FMAPS 256
+static struct { uintptr_t start, end; } fmaps[SHIM_FMAPS];
+static unsigned int nr_fmaps;
+static bool fmaps_lost;		/* one did not fit: flush on every munmap */
+
+static void fmap_add(uintptr_t start, size_t len)
+{
+	for (unsigned int k = 0; k < nr_fmaps; k++) {
+		if (fmaps[k].start == fmaps[k].end) {
+			fmaps[k].start = start;
+			fmaps[k].end = start + len;
+			return;
+		}
+	}
+	if (nr_fmaps == SHIM_FMAPS) {
+		fmaps_lost = true;
+		return;
+	}
+	fmaps[nr_fmaps].start = start;
+	fmaps[nr_fmaps++].end = start + len;
+}
+
+/* Does [start, start + len) meet a shared file mapping? Forget those it
+ * covers whole. */
+static bool fmap_hit(uintptr_t start, size_t len, bool forget)
+{
+	bool hit = fmaps_lost;
+
+	for (unsigned int k = 0; k < nr_fmaps; k++) {
+		if (fmaps[k].start >= start + len || fmaps[k].end <= start)
+			continue;
+		hit = true;
+		if (forget && start <= fmaps[k].start &&
+		    fmaps[k].end <= start + len)
+			fmaps[k].start = fmaps[k].end = 0;
+	}
+	return hit;
+}
+
+static void file_reply(const char *line, void *arg)
+{
+	unsigned int *id = arg;
+
+	if (sscanf(line, "file %u %u", &id[0], &id[1]) == 2)
+		id[2] = 1;
+}
+
+/*
+ * The program mapped a regular file at @p: put the daemon's page cache of
+ * it (a memfd) in its place, same protection, offset and sharing, and have
+ * the daemon own it. If anything fails the program keeps the kernel's
+ * mapping: never a mapping nobody serves.
+ */
+static void take_file(void *p, size_t len, int prot, int flags, int fd,
+		      off_t off)
+{
+	/* userfaultfd takes a shared mapping only if it may be written
+	 * (VM_MAYWRITE): one of a read-only file is mapped private, which
+	 * reads the same page cache and can never write it back. */
+	bool rw = (flags & MAP_TYPE) == MAP_SHARED &&
+		  (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR;
+	bool shared = rw;
+	unsigned int id[3] = { 0, 0, 0 };
+	int mfd = -1, err = -1, mflags;
+	char line[160];
+	void *q;
+
+	pthread_mutex_lock(&shim.sync_lock);
+	if (!sync_open())
+		goto out;
+	err = call_lines(shim.sync_fd, &sync_wire, &fd, 1, file_reply, id,
+			 rw ? "file rw" : "file");
+	mfd = wire_take_fd(&sync_wire);
+	sync_broken(err);
+	if (err || mfd < 0 || !id[2])
+		goto out;
+	mflags = (flags & ~(MAP_TYPE | MAP_POPULATE | MAP_FIXED_NOREPLACE)) |
+		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED |
+		 PGR_MAP_MARKER;
+	q = (void *)syscall(SYS_mmap, p, len, prot, mflags, mfd, off);
+	if (q != p) {
+		err = -1;
+		goto out;
+	}
+	snprintf(line, sizeof(line), "mapf %lx %lx %x %x %llx %x",
+		 (unsigned long)(uintptr_t)p, (unsigned long)len, id[0], id[1],
+		 (unsigned long long)(off / 4096), (shared ? 1 : 0) |
+		 ((prot & PROT_WRITE) ? 2 : 0) | ((prot & PROT_EXEC) ? 4 : 0));
+	err = call_lines(shim.sync_fd, &sync_wire, NULL, 0, NULL, NULL, "%s",
+			 line);
+	sync_broken(err);
+	if (!err && shared)
+		fmap_add((uintptr_t)p, len);
+out:
+	if (mfd >= 0)
+		close(mfd);
+	if (err)	/* the kernel's mapping back, as the program made it */
+		syscall(SYS_mmap, p, len, prot, (flags & ~MAP_FIXED_NOREPLACE) |
+			MAP_FIXED, fd, off);
+	pthread_mutex_unlock(&shim.sync_lock);
+}
+
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	bool adopt = shim.on && anon_private(flags) &&
 		     !(flags & PGR_MAP_MARKER) && len;
+	bool file = !adopt && len && file_mapping(flags, fd);
 	void *p;
 
 	p = (void *)syscall(SYS_mmap, addr, len, prot,
 			    adopt ? flags | PGR_MAP_MARKER : flags, fd, off);
-	if (p != MAP_FAILED && adopt) {
+	if (p != MAP_FAILED && (adopt || file)) {
 		int saved = errno;
 
-		sync_request("map %lx %lx", (unsigned long)(uintptr_t)p,
-			     (unsigned long)len);
+		if (adopt)
+			sync_request("map %lx %lx", (unsigned long)(uintptr_t)p,
+				     (unsigned long)len);
+		else
+			take_file(p, len, prot, flags, fd, off);
 		errno = saved;
 	}
 	return p;
+}
+
+int munmap(void *addr, size_t len)
+{
+	if (shim.on && shim.files && len) {
+		int saved = errno;
+
+		pthread_mutex_lock(&shim.sync_lock);
+		bool hit = fmap_hit((uintptr_t)addr, len, true);
+		pthread_mutex_unlock(&shim.sync_lock);
+		if (hit)
+			sync_request("msync %lx %lx",
+				     (unsigned long)(uintptr_t)addr,
+				     (unsigned long)len);
+		errno = saved;
+	}
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+/* At exit, what shared file mappings dirtied goes to the file before the
+ * process is gone (a killed one is written back when the daemon sees it
+ * go, a moment later). */
+__attribute__((destructor)) static void shim_fini(void)
+{
+	int saved = errno;
+
+	if (shim.on && shim.files && (nr_fmaps || fmaps_lost))
+		sync_request("msync %lx %lx", 0UL, ~0UL);
+	errno = saved;
+}
+
+/* Dirty pages of a shared file mapping live in the daemon's page cache:
+ * msync has it write them to the file. */
+int msync(void *addr, size_t len, int flags)
+{
+	int r = (int)syscall(SYS_msync, addr, len, flags);
+
+	if (!r && shim.on && shim.files) {
+		int saved = errno;
+
+		sync_request("msync %lx %lx", (unsigned long)(uintptr_t)addr,
+			     (unsigned long)len);
+		errno = saved;
+	}
+	return r;
 }
 
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)

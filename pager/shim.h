@@ -18,6 +18,7 @@
 
 struct shim {
 	bool on;		/* connected to a daemon */
+	bool files;		/* its userfaultfd can serve file pages */
 	int uffd;		/* our own copy: faults wait if the daemon dies */
 	int agent_fd;		/* hello connection: the agent's channel */
 	int sync_fd;		/* requests from program threads, -1 until used */

@@ -110,6 +110,10 @@ void pgr_swap_put(struct pgr *p, uint32_t s)
 
 /* ---- io_uring --------------------------------------------------------- */
 
+/* What a completion is for: the low two bits of its user data; the rest
+ * is the page (swap) or the record (file read, 8-byte aligned). */
+enum { IO_SWAP_READ = 0, IO_SWAP_WRITE = 1, IO_FILE_READ = 2 };
+
 static struct io_uring *ring(struct pgr *p)
 {
 	return p->ring;
@@ -130,15 +134,23 @@ void pgr_ring_reap(struct pgr *p)
 		io_uring_for_each_cqe(ring(p), head, cqe) {
 			uint64_t tag = (uint64_t)(uintptr_t)
 				       io_uring_cqe_get_data(cqe);
-			uint32_t page = (uint32_t)(tag >> 1);
+			uint32_t page = (uint32_t)(tag >> 2);
 
 			n++;
 			p->inflight--;
-			p->writes -= (unsigned int)(tag & 1);
-			if (tag & 1)
+			switch (tag & 3) {
+			case IO_SWAP_WRITE:
+				p->writes--;
 				pgr_writeout_done(p, page, cqe->res);
-			else
+				break;
+			case IO_SWAP_READ:
 				pgr_swapin_done(p, page, cqe->res);
+				break;
+			default:
+				pgr_file_read_done(p, (void *)(uintptr_t)
+						   (tag & ~(uint64_t)3),
+						   cqe->res);
+			}
 		}
 		io_uring_cq_advance(ring(p), n);
 		if (io_uring_cq_has_overflow(ring(p)))
@@ -236,9 +248,26 @@ int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write)
 		io_uring_prep_write(sqe, p->swap_fd, buf, PGR_PAGE, off);
 	else
 		io_uring_prep_read(sqe, p->swap_fd, buf, PGR_PAGE, off);
-	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)((uint64_t)page << 1 |
-						       write));
+	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)((uint64_t)page << 2 |
+		(write ? IO_SWAP_WRITE : IO_SWAP_READ)));
 	p->inflight++;
 	p->writes += write;
+	return 0;
+}
+
+int pgr_file_io(struct pgr *p, int fd, void *buf, size_t len, off_t off,
+		void *rec)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring(p));
+
+	if (!sqe) {
+		io_uring_submit(ring(p));
+		sqe = io_uring_get_sqe(ring(p));
+		if (!sqe)
+			return -EBUSY;
+	}
+	io_uring_prep_read(sqe, fd, buf, (unsigned int)len, (uint64_t)off);
+	io_uring_sqe_set_data(sqe, (void *)((uintptr_t)rec | IO_FILE_READ));
+	p->inflight++;
 	return 0;
 }
