@@ -45,6 +45,7 @@ struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd)
 			continue;
 		memset(c, 0, sizeof(*c));
 		c->used = true;
+		c->joined = pgr_now();
 		c->pid = pid;
 		c->uffd = uffd;
 		c->pidfd = -1;

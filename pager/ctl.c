@@ -317,8 +317,10 @@ static void cmd_ready(struct req *r)
 {
 	struct client *c = pgr_conn_client(r->conn);
 
-	if (c && c->conn == r->conn)
+	if (c && c->conn == r->conn) {
 		c->agent_ready = true;
+		pgr_retry_deferred(r->p, NULL);	/* reclaim can go on */
+	}
 }
 
 /* notify (+ fd): a seccomp listener for the launcher's process tree */

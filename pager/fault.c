@@ -48,15 +48,23 @@
 #define SPIN_IO_US 500		/* longest spin for a swap read */
 #define SLICE_US 2000		/* longest stay with one userfaultfd */
 
+#define AGENT_WAIT_S 2.0	/* a new client's agent is awaited this long */
+
 bool pgr_in_flight(const struct pgr *p)
 {
 	if (p->writes)
 		return true;
-	for (uint32_t k = 0; k < p->nr_clients; k++)
-		if (p->clients[k].used && (p->clients[k].nr_pending ||
-					   p->clients[k].nr_asked ||
-					   p->clients[k].nr_fasked))
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		const struct client *c = &p->clients[k];
+
+		if (c->used && (c->nr_pending || c->nr_asked || c->nr_fasked))
 			return true;
+		/* Its pages cannot be armed until its agent runs (on a
+		 * loaded machine that takes a while): not an OOM yet. */
+		if (c->used && !c->agent_ready && c->resident &&
+		    pgr_now() - c->joined < AGENT_WAIT_S)
+			return true;
+	}
 	return false;
 }
 

@@ -47,6 +47,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "compat.h"
@@ -219,6 +220,42 @@ static int resize(struct pgr *p, struct finode *fi, uint64_t size)
 	return 0;
 }
 
+/* The read_ahead_kb of the device holding a file, in pages; 32 (the
+ * kernel's default 128 KiB) if it cannot be told. */
+static unsigned int device_ra_pages(dev_t dev)
+{
+	char path[128];
+	unsigned int kb = 128;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/read_ahead_kb",
+		 major(dev), minor(dev));
+	f = fopen(path, "re");
+	if (!f) {
+		/* A partition: its disk's queue. */
+		snprintf(path, sizeof(path),
+			 "/sys/dev/block/%u:%u/../queue/read_ahead_kb",
+			 major(dev), minor(dev));
+		f = fopen(path, "re");
+	}
+	if (f) {
+		if (fscanf(f, "%u", &kb) != 1)
+			kb = 128;
+		fclose(f);
+	}
+	return kb >= 4 ? kb / 4 : 1;
+}
+
+/* The readahead window of @fi: the knob, else its device's setting; at
+ * most an eighth of the budget, so that a window is not reclaimed before
+ * it is read (a small budget with a disk's 8 MiB read_ahead_kb). */
+static uint64_t ra_pages(const struct pgr *p, const struct finode *fi)
+{
+	uint64_t ra = p->read_ahead_pages ? p->read_ahead_pages : fi->ra_pages;
+
+	return ra < p->o.budget / 8 ? ra : (p->o.budget / 8 ? p->o.budget / 8 : 1);
+}
+
 static int find(struct pgr *p, dev_t dev, ino_t ino)
 {
 	for (uint32_t k = 0; k < p->nr_files_max; k++)
@@ -282,6 +319,7 @@ static int create(struct pgr *p, struct client *c, int fd,
 	fi->dev = st->st_dev;
 	fi->ino = st->st_ino;
 	fi->mtime = st->st_mtim;
+	fi->ra_pages = device_ra_pages(st->st_dev);
 	p->nr_files_live++;
 	err = resize(p, fi, (uint64_t)st->st_size);
 	if (err) {
@@ -356,6 +394,17 @@ void pgr_file_add_mapper(struct pgr *p, uint32_t rid)
 		 sizeof(*fi->mappers));
 	fi->mappers[fi->nr_mappers++] = rid;
 	pol_inode_get(p->pol, p->regions[rid].inode);
+}
+
+void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off)
+{
+	struct region *r = &p->regions[rid];
+	uint64_t pg = r->pgoff + off;
+	struct finode *fi = F(p, r->inode);
+
+	if (sl_tag(r->slot[off]) == SL_EMPTY && (r->slot[off] & SL_FMAPPED) &&
+	    pg < fi->map_pages && fi->page[pg] != PGR_NONE)
+		pol_mark_accessed(p->pol, fi->page[pg]);
 }
 
 void pgr_file_unmap_region(struct pgr *p, uint32_t rid)
@@ -449,7 +498,7 @@ static bool around_ok(struct pgr *p, struct region *r, struct finode *fi,
 }
 
 static void read_ahead(struct pgr *p, struct client *c, uint32_t rid,
-		      uint64_t from, uint64_t to, uint64_t mark);
+		       uint64_t from, uint64_t to);
 static enum pgr_served file_miss(struct pgr *p, struct client *c,
 				 uint32_t rid, uint32_t off, bool write);
 
@@ -574,15 +623,20 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 		pol_count(p->pol, c->group, POL_PGFAULT_YOUNG, 1);
 		c->st.young++;
 	}
-	if (r->mmap_miss)
-		r->mmap_miss--;
+	/* filemap_map_pages(): every page found cached is a hit. */
+	r->mmap_miss = r->mmap_miss > hi - lo ? r->mmap_miss - (hi - lo) : 0;
 	if (d->flags & DP_RA_MARK) {
-		/* PG_readahead: the stream goes on, read the next window
-		 * before it is needed (do_async_mmap_readahead()). */
-		uint64_t ra = p->read_ahead_pages;
+		/* PG_readahead: the stream goes on, read the next window,
+		 * from the end of what is cached, before it is needed
+		 * (do_async_mmap_readahead(); the kernel ramps the window
+		 * up to read_ahead_kb, we start there). */
+		uint64_t ra = ra_pages(p, fi), from = pg + 1;
 
 		d->flags &= (uint8_t)~DP_RA_MARK;
-		read_ahead(p, c, rid, pg + 1, pg + 1 + ra, pg + 1 + ra / 2);
+		while (from < fi->map_pages && from < pg + 1 + 2 * ra &&
+		       fi->page[from] != PGR_NONE)
+			from++;
+		read_ahead(p, c, rid, from, from + ra);
 	}
 	count_fault(p, c, false);
 	return PGR_SERVED;
@@ -635,13 +689,16 @@ static int start_read(struct pgr *p, struct client *c, uint32_t ino,
 }
 
 /* Read the uncached pages of [from, to) (clamped to the file), in runs,
- * with free pages only: readahead never reclaims. @mark gets PG_readahead. */
+ * with free pages only: readahead never reclaims. The first page read
+ * gets PG_readahead, so the stream asks for the next window as it enters
+ * this one: a window is always in flight ahead of the reader. */
 static void read_ahead(struct pgr *p, struct client *c, uint32_t rid,
-		      uint64_t from, uint64_t to, uint64_t mark)
+		       uint64_t from, uint64_t to)
 {
 	uint32_t ino = p->regions[rid].inode, pages[PGR_MAX_AROUND];
 	struct finode *fi = F(p, ino);
 	uint64_t end = (fi->size + PGR_PAGE - 1) / PGR_PAGE;
+	uint64_t mark = UINT64_MAX;
 
 	if (to > end)
 		to = end;
@@ -652,6 +709,8 @@ static void read_ahead(struct pgr *p, struct client *c, uint32_t rid,
 		while (from < to && fi->page[from] != PGR_NONE)
 			from++;
 		first = from;
+		if (mark == UINT64_MAX)
+			mark = first;
 		while (from < to && fi->page[from] == PGR_NONE &&
 		       n < PGR_MAX_AROUND) {
 			int over = POL_ROOT;
@@ -693,9 +752,9 @@ static enum pgr_served file_miss(struct pgr *p, struct client *c,
 	if (s != PGR_SERVED)
 		return s;
 	r = &p->regions[rid];
-	ra = p->read_ahead_pages;
+	ra = ra_pages(p, fi);
 	if (ra > PGR_MAX_AROUND)
-		ra = PGR_MAX_AROUND;
+		ra = PGR_MAX_AROUND;	/* the rest comes asynchronously */
 	end = (fi->size + PGR_PAGE - 1) / PGR_PAGE;
 	if (r->mmap_miss < MMAP_LOTSAMISS * 10)
 		r->mmap_miss++;

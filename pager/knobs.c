@@ -18,8 +18,10 @@
  *                       daemon's wakeup (on a VM, the costliest part)
  *   read_ahead_kb       (as /sys/block/DEV/queue/read_ahead_kb) a file
  *                       page fault reads this much around it (mmap
- *                       read-around), and a sequential stream the next
- *                       window ahead; 4: off
+ *                       read-around, at most 1 MiB at once), and a
+ *                       sequential stream the next windows ahead; 0 (the
+ *                       default): each file's device's own setting;
+ *                       4: off
  *   max_cached_inodes   files the page cache holds at most (each costs
  *                       the daemon two or three descriptors); beyond it
  *                       the inode shrinker runs, and a file that still
@@ -42,7 +44,7 @@ static const struct knob knobs[] = {
 	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 262144 },
 	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3 },
 	{ "fault_spin_us", 0, 1000, 50 },
-	{ "read_ahead_kb", 4, PGR_MAX_AROUND * PGR_PAGE / 1024, 128 },
+	{ "read_ahead_kb", 0, 65536, 0 },
 	{ "max_cached_inodes", 1, 65536, 4096 },
 };
 

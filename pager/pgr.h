@@ -161,7 +161,7 @@ struct finode {
 	uint64_t *shadow;	/* per file page: shadow entry, 0: none */
 	uint32_t *mappers;	/* regions mapping it */
 	size_t nr_mappers, cap_mappers;
-	uint64_t nr_dirty;
+	unsigned int ra_pages;	/* its device's read_ahead_kb, in pages */
 };
 
 struct range {
@@ -193,6 +193,8 @@ struct client {
 	int group;		/* policy group */
 	struct conn *conn;	/* the shim's connection (agent), or NULL */
 	bool agent_ready;	/* its agent runs: pages may be armed */
+	double joined;		/* when (pgr_now()): an agent is awaited a
+				 * while before reclaim counts it out */
 	uint32_t *regions;	/* ids, sorted by start */
 	size_t nr_regions, cap_regions;
 	struct range *asked;	/* DONTNEED ranges not yet sent */
@@ -305,7 +307,8 @@ struct pgr {
 	uint32_t file_gen;
 	uint32_t max_cached_inodes;	/* knob: live inodes at most */
 	uint32_t inode_fd_cap;		/* what the descriptor limit allows */
-	unsigned int read_ahead_pages;	/* knob read_ahead_kb / 4 */
+	unsigned int read_ahead_pages;	/* knob read_ahead_kb / 4; 0: each
+					 * file's device setting */
 	struct deferred *deferred;
 	size_t nr_deferred, cap_deferred;
 	struct reclaim_req *reclaims;	/* memory.reclaim under way */
@@ -421,6 +424,9 @@ void pgr_file_read_done(struct pgr *p, void *rec, int res);
  * first; where that worked it is clean after. */
 void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
 		    uint32_t except);
+/* Slot @off of file region @rid is unmapped (munmap, MADV_DONTNEED): a
+ * young mapping passes its reference on, as zap_pte_range() does. */
+void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off);
 /* The region's mapping of the file is going (region.c). */
 void pgr_file_unmap_region(struct pgr *p, uint32_t rid);
 void pgr_file_add_mapper(struct pgr *p, uint32_t rid);

@@ -184,6 +184,8 @@ void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 				r->slot[off] |= (v & SL_RM1) ? SL_RM2 : SL_RM1;
 				continue;
 			}
+			if (region_is_file(r))
+				pgr_file_zap(p, id, off);
 			drop_slot(p, c, r, off);
 		}
 		if (!unmapped) {
@@ -217,8 +219,11 @@ void pgr_region_drop_all(struct pgr *p, struct client *c)
 		if (region_is_file(r) && (r->rflags & R_SHARED))
 			pgr_file_flush(p, r->inode, r->pgoff,
 				       r->pgoff + npages(r), id);
-		for (uint32_t o = 0; o < npages(r); o++)
+		for (uint32_t o = 0; o < npages(r); o++) {
+			if (region_is_file(r))
+				pgr_file_zap(p, id, o);
 			drop_slot(p, c, r, o);
+		}
 		region_free(p, c, id);
 	}
 }
@@ -489,8 +494,13 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 			} else if (sl_tag(v) == SL_PAGE) {
 				v = fork_page(p, child, r->start +
 					      (uint64_t)o * PGR_PAGE, v);
-				if (v == SL_EMPTY)
+				if (v == SL_EMPTY) {
 					err = -EIO;
+					pgr_warn_("fork: copying 0x%llx to the "
+						  "child: %s", (unsigned long long)
+						(r->start + (uint64_t)o *
+						 PGR_PAGE), strerror(errno));
+				}
 			} else if (sl_tag(v) == SL_FOREIGN) {
 				child->foreign++;
 			} else {
@@ -506,9 +516,14 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 			n->rflags = r->rflags;
 			pgr_file_add_mapper(p, nid);
 		}
-		/* The child's first write to a shared page must fault. */
+		/* The child's first write to a shared page should fault, to
+		 * make the page its own. If it cannot (the child exec'd or
+		 * unmapped it meanwhile), the kernel still copies on write:
+		 * the page stays FOREIGN, uncharged, and its data right. */
 		if (ioctl(child->uffd, UFFDIO_WRITEPROTECT, &wp))
-			err = -errno;
+			pgr_dbg("fork: write-protecting 0x%llx-0x%llx of the "
+				"child: %s", (unsigned long long)n->start,
+				(unsigned long long)n->end, strerror(errno));
 	}
 	return err;
 }

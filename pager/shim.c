@@ -243,9 +243,14 @@ static void shim_start(void)
 	if (!err)
 		err = call(fd, &hello_wire, NULL, 0, "adopt");
 	if (err) {
+		/* The daemon may have registered ranges already; with our
+		 * copy closed too they go back to the kernel. Nothing was
+		 * evicted: no agent ran to drop a page. */
 		shim_say("the pager daemon did not take this process: running "
 			 "unmanaged");
 		close(fd);
+		close(shim.uffd);
+		shim.uffd = -1;
 		return;
 	}
 	shim.on = true;

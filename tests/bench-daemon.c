@@ -14,6 +14,14 @@
  * and the same CPU-bound loop. Each is the median of 7 runs, interleaved
  * with its counterpart. Then the ratios and their goals.
  *
+ * File pages: the floor of a page-cache hit is a MINOR fault answered
+ * with UFFDIO_CONTINUE by a handler thread (a memfd); of a miss, that
+ * plus one O_DIRECT read. Under the pager, a file it has cached is mapped
+ * again and touched at random (hits), and a file it has not is touched at
+ * random (misses), fault-around and read-around off for both. Sequential
+ * throughput: a cold file (dropped from the kernel's cache) read through
+ * mmap natively and under the pager with its default read-around.
+ *
  * The child talks to its daemon over $PAGER_SOCKET, the line protocol of
  * docs/protocol.md.
  */
@@ -30,6 +38,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -40,6 +49,8 @@
 #define FAULTS		4096		/* single faults timed */
 #define TOUCH_MB	256		/* first-touch throughput */
 #define RUNS		7		/* the median of */
+#define FILE_MB		64		/* hits and misses: random pages */
+#define SEQ_MB		256		/* sequential throughput */
 
 static double now(void)
 {
@@ -201,6 +212,120 @@ static double uffd_floor(void)
 	return per;
 }
 
+static void *handle_minor(void *arg)
+{
+	struct handler *h = arg;
+	struct uffd_msg m[16];
+
+	for (;;) {
+		ssize_t n = read(h->fd, m, sizeof(m));
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return NULL;
+		}
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof(m[0]); i++) {
+			struct uffdio_continue c = {
+				.range = { m[i].arg.pagefault.address &
+					   ~(PG - 1), PG },
+			};
+
+			if (m[i].event == UFFD_EVENT_PAGEFAULT &&
+			    ioctl(h->fd, UFFDIO_CONTINUE, &c) &&
+			    errno != EEXIST)
+				die("UFFDIO_CONTINUE");
+		}
+	}
+}
+
+/* A MINOR fault on a cached memfd page answered with UFFDIO_CONTINUE by a
+ * handler thread: mean seconds, or negative if not available. */
+static double minor_floor(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_MINOR_SHMEM };
+	struct uffdio_register reg;
+	struct handler h;
+	pthread_t t;
+	int mfd = memfd_create("bench-minor", MFD_CLOEXEC);
+	char *fill, *base;
+	double per;
+
+	if (mfd < 0 || ftruncate(mfd, FAULTS * PG))
+		return -1;
+	fill = mmap(NULL, FAULTS * PG, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    mfd, 0);
+	base = mmap(NULL, FAULTS * PG, PROT_READ, MAP_PRIVATE, mfd, 0);
+	if (fill == MAP_FAILED || base == MAP_FAILED)
+		return -1;
+	memset(fill, 3, FAULTS * PG);
+	h.fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (h.fd < 0 || ioctl(h.fd, UFFDIO_API, &api))
+		return -1;
+	reg = (struct uffdio_register){
+		.range = { (uintptr_t)base, FAULTS * PG },
+		.mode = UFFDIO_REGISTER_MODE_MINOR,
+	};
+	if (ioctl(h.fd, UFFDIO_REGISTER, &reg))
+		return -1;
+	pthread_create(&t, NULL, handle_minor, &h);
+	per = touch_random(base, FAULTS);
+	close(h.fd);
+	pthread_cancel(t);
+	pthread_join(t, NULL);
+	munmap(base, FAULTS * PG);
+	munmap(fill, FAULTS * PG);
+	close(mfd);
+	return per;
+}
+
+/* A file of @mb MiB in @dir, its path in @path; out of the kernel's cache. */
+static void make_file(const char *dir, size_t mb, char *path, size_t len)
+{
+	char *buf = map(1 << 20);
+	int fd;
+
+	snprintf(path, len, "%s/bench-file.XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0)
+		die("mkstemp");
+	for (size_t k = 0; k < (1 << 20); k++)
+		buf[k] = (char)(k * 7 + 1);
+	for (size_t k = 0; k < mb; k++)
+		if (write(fd, buf, 1 << 20) != 1 << 20)
+			die("write");
+	fsync(fd);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	munmap(buf, 1 << 20);
+}
+
+/* Read @path sequentially through a mapping, a word a page: MB/s. The
+ * kernel's cache of it is dropped first, so it comes from the disk. */
+static double seq_read(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	volatile uint64_t sink = 0;
+	char *p;
+	double t;
+
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	t = now();
+	for (off_t o = 0; o < st.st_size; o += PG)
+		sink += *(uint64_t *)(p + o);
+	t = now() - t;
+	munmap(p, (size_t)st.st_size);
+	close(fd);
+	return (double)st.st_size / 1048576.0 / t;
+}
+
 /* A 4 KiB O_DIRECT read at queue depth 1, random, in @dir: mean seconds. */
 static double direct_read(const char *dir)
 {
@@ -320,6 +445,31 @@ static int child(const char *mode)
 		if (wait_rss_below(before - (long)(FAULTS * PG / 1024) * 9 / 10))
 			return 1;
 		printf("%.9f\n", touch_random(base, FAULTS));
+	} else if (!strcmp(mode, "fhit") || !strcmp(mode, "fmiss")) {
+		const char *path = getenv("BENCH_FILE");
+		size_t len = FAULTS * PG;
+		int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		char *p;
+
+		if (fd < 0 || ask("set fault_around_bytes=4096 read_ahead_kb=4"))
+			return 1;
+		if (!strcmp(mode, "fhit")) {
+			/* Into the pager's cache, then a fresh mapping. */
+			volatile char sink = 0;
+
+			p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+			for (size_t o = 0; o < len; o += PG)
+				sink += p[o];
+			munmap(p, len);
+		}
+		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		printf("%.9f\n", touch_random(p, FAULTS));
+	} else if (!strcmp(mode, "fseq")) {
+		const char *path = getenv("BENCH_SEQ");
+
+		printf("%.3f\n", path ? seq_read(path) : -1);
 	} else if (!strcmp(mode, "touch")) {
 		printf("%.1f\n", first_touch(TOUCH_MB));
 	} else if (!strcmp(mode, "cpu")) {
@@ -371,8 +521,10 @@ int main(int argc, char **argv)
 {
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
 	char self[4096];
-	double v[8][RUNS];
+	double v[14][RUNS];
 	double floor_s, read_s, touch_n, cpu_n, armed, swapin, touch_p, cpu_p;
+	double minor_s, fhit, fmiss, seq_n, seq_p;
+	char fpath[4096], spath[4096];
 	ssize_t n;
 
 	if (argc == 3 && !strcmp(argv[1], "--child"))
@@ -390,8 +542,17 @@ int main(int argc, char **argv)
 		       strerror(errno));
 		return 0;
 	}
+	make_file(dir, FILE_MB, fpath, sizeof(fpath));
+	make_file(dir, SEQ_MB, spath, sizeof(spath));
+	setenv("BENCH_FILE", fpath, 1);
+	setenv("BENCH_SEQ", spath, 1);
 	/* Interleaved, so that drifts of the machine hit both sides. */
 	for (int r = 0; r < RUNS; r++) {
+		v[8][r] = minor_floor();
+		v[9][r] = under_pager(argv[1], self, "fhit");
+		v[10][r] = under_pager(argv[1], self, "fmiss");
+		v[11][r] = seq_read(spath);
+		v[12][r] = under_pager(argv[1], self, "fseq");
 		v[0][r] = uffd_floor();
 		v[1][r] = under_pager(argv[1], self, "armed");
 		v[2][r] = direct_read(dir);
@@ -409,7 +570,15 @@ int main(int argc, char **argv)
 	touch_p = median(v[5], RUNS);
 	cpu_n = median(v[6], RUNS);
 	cpu_p = median(v[7], RUNS);
-	if (armed < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0) {
+	minor_s = median(v[8], RUNS);
+	fhit = median(v[9], RUNS);
+	fmiss = median(v[10], RUNS);
+	seq_n = median(v[11], RUNS);
+	seq_p = median(v[12], RUNS);
+	unlink(fpath);
+	unlink(spath);
+	if (armed < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0 ||
+	    minor_s < 0 || fhit < 0 || fmiss < 0 || seq_n < 0 || seq_p < 0) {
 		printf("bench-daemon: a run under the pager failed\n");
 		return 1;
 	}
@@ -430,6 +599,20 @@ int main(int argc, char **argv)
 	       touch_p);
 	printf("cpu loop, native / pager                   %8.3f / %.3f s\n",
 	       cpu_n, cpu_p);
+	printf("minor floor (MINOR fault + CONTINUE)       %8.1f us\n",
+	       minor_s * 1e6);
+	printf("file page-cache hit fault, pager           %8.1f us\n",
+	       fhit * 1e6);
+	printf("file miss fault (read-around off), pager   %8.1f us\n",
+	       fmiss * 1e6);
+	printf("sequential mmap read, native / pager       %8.0f / %.0f MB/s\n",
+	       seq_n, seq_p);
+	printf("ratio file hit / minor floor               %8.2f  (goal <= 1.2)\n",
+	       fhit / minor_s);
+	printf("ratio file miss / (minor floor + O_DIRECT) %8.2f  (goal <= 1.2)\n",
+	       fmiss / (minor_s + read_s));
+	printf("ratio sequential read pager / native       %8.2f  (goal >= 0.8)\n",
+	       seq_p / seq_n);
 	printf("ratio pager fault / uffd floor             %8.2f  (goal <= 1.2)\n",
 	       armed / floor_s);
 	printf("ratio first touch pager / native           %8.2f  (goal >= 1.0)\n",

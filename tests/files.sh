@@ -1,0 +1,138 @@
+#!/bin/sh
+# File pages under the pager: its own page cache (a memfd per inode), on
+# real programs and real files. Needs what tests/daemon.sh needs; files
+# are made in a directory of the test's own on the disk ($TMPDIR or
+# /var/tmp), where O_DIRECT works.
+set -u
+plan=16
+. "$top_srcdir/tests/daemon-lib.sh"
+STREAM="$top_builddir/examples/mmap-stream"
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-files.XXXXXX")
+trap '[ -n "${KEEP_LOG:-}" ] && cp "$log" "$KEEP_LOG"; cleanup; rm -rf "$dir"' EXIT
+
+# ---- whole-file readers: b3sum maps the file --------------------------------
+start_daemon 16M || skip_rest "the daemon did not start: $(tail -3 "$log")"
+head -c 48M /dev/urandom >"$dir/big"
+want=$(b3sum "$dir/big" 2>&1)
+pin0=$(stat_of pgpgin)
+got=$(prun b3sum "$dir/big" 2>&1)
+pin1=$(stat_of pgpgin)
+check "b3sum of a file 3x the budget: the native digest" \
+	"$([ "$got" = "$want" ]; echo $?)" "$got / $want"
+check "and the file came through the pager's cache (pgpgin +$((pin1 - pin0)) KiB)" \
+	"$([ $((pin1 - pin0)) -ge 49152 ]; echo $?)"
+
+# ---- self-verifying workloads on files, under pressure ------------------------
+out=$(prun "$VERIFY" --mb 48 --file "$dir/shared" fshared 2>&1)
+check "verify fshared: 48 MiB MAP_SHARED in 16 MiB, written back on msync and munmap" $? "$out"
+"$VERIFY" --mb 48 --file "$dir/native" fshared >/dev/null 2>&1
+a=$(sha256sum <"$dir/shared")
+b=$(sha256sum <"$dir/native")
+check "sha256sum of the file written under the pager is the native run's" \
+	"$([ "$a" = "$b" ]; echo $?)" "$a / $b"
+cmp -s "$dir/shared" "$dir/native"
+check "cmp finds them equal" $?
+rm -f "$dir/shared" "$dir/native"
+out=$(prun "$VERIFY" --mb 48 --file "$dir/private" fprivate 2>&1)
+check "verify fprivate: copy-on-write pages are anon, the file unchanged" $? "$out"
+out=$(prun "$VERIFY" --mb 32 --file "$dir/two" ftwo 2>&1)
+check "verify ftwo: two processes' mappings share one page cache" $? "$out"
+stop_daemon
+
+# ---- one page cache for all: counted once, refaults seen by the other ---------
+start_daemon 64M || skip_rest "the daemon did not start: $(tail -3 "$log")"
+head -c 8M /dev/urandom >"$dir/hot"
+head -c 4K /dev/urandom >"$dir/tiny"
+files() { echo $(($(stat_of nr_active_file) + $(stat_of nr_inactive_file))); }
+prun "$STREAM" --hot "$dir/hot" --touches 1 "$dir/tiny" >/dev/null
+one=$(files)
+maj0=$(stat_of pgmajfault)
+prun "$STREAM" --hot "$dir/hot" --touches 1 "$dir/tiny" >/dev/null
+two=$(files)
+maj1=$(stat_of pgmajfault)
+check "a second process mapping the file finds it cached: $one then $two file pages, +$((maj1 - maj0)) major faults" \
+	"$([ "$one" -ge 2048 ] && [ "$two" -le $((one + 16)) ] &&
+	   [ $((maj1 - maj0)) -le 2 ]; echo $?)"
+# A holds the file mapped (its inode stays in use) while reclaim evicts
+# the pages; B then reads the file.
+prun python3 -c '
+import mmap, sys, time
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+s = sum(m[i] for i in range(0, len(m), 4096))
+time.sleep(4)' "$dir/hot" &
+holder=$!
+sleep 1.5
+"$PAGER" reclaim --socket "$sock" 24M >/dev/null 2>&1
+ref0=$(stat_of workingset_refault_file)
+prun "$STREAM" --hot "$dir/hot" --touches 1 "$dir/tiny" >/dev/null
+ref1=$(stat_of workingset_refault_file)
+wait $holder
+check "what reclaim took from one process's mapping, another refaults (workingset_refault_file +$((ref1 - ref0)))" \
+	"$([ $((ref1 - ref0)) -ge 1024 ]; echo $?)"
+stop_daemon
+
+# ---- seed 001: a stream through mmap next to a hot set --------------------------
+head -c 128M /dev/urandom >"$dir/stream"
+head -c 4M /dev/urandom >"$dir/exec"
+stream_run() {	# on|off: "pgactivate refaults exec_resident_pct"
+	start_daemon 32M --set use_once_mapped="$1" || return 1
+	res=$(prun "$STREAM" --hot "$dir/hot" --exec "$dir/exec" "$dir/stream" |
+	      awk '$1 == "exec_resident_pct" { print $2 }')
+	echo "$(stat_of pgactivate) $(stat_of workingset_refault_file) $res"
+	stop_daemon
+}
+set -- $(stream_run on) $(stream_run off)
+if [ $# -ne 6 ]; then
+	not_ok "use_once_mapped=on: the stream is not activated" "$*"
+	not_ok "use_once_mapped=on: the hot set refaults less than off" "$*"
+	not_ok "use_once_mapped=on: the executable mapping stays resident" "$*"
+else
+	check "use_once_mapped=on activates $1 pages (the executable's 1024), off $4 (the stream's too)" \
+		"$([ "$1" -le 1200 ] && [ "$4" -ge $((10 * $1)) ]; echo $?)"
+	check "the hot set refaults less with on ($2) than off ($5)" \
+		"$([ "$2" -lt "$5" ]; echo $?)"
+	check "the executable mapping stays resident under the stream with on (${3}%)" \
+		"$(awk -v r="$3" 'BEGIN { exit !(r >= 90) }'; echo $?)"
+fi
+
+# ---- bad input: kernel-like errors, never a hang -------------------------------
+start_daemon 16M || skip_rest "the daemon did not start: $(tail -3 "$log")"
+head -c 1M /dev/urandom >"$dir/trunc"
+trunc_py='
+import mmap, os, sys
+f = open(sys.argv[1], "r+b")
+m = mmap.mmap(f.fileno(), 0)
+os.truncate(sys.argv[1], 4096)
+print(m[0] >= 0, flush=True)
+print(m[700000])'
+native=$(python3 -c "$trunc_py" "$dir/trunc" 2>/dev/null; echo "rc=$?")
+head -c 1M /dev/urandom >"$dir/trunc"
+got=$(prun python3 -c "$trunc_py" "$dir/trunc" 2>/dev/null; echo "rc=$?")
+check "a file truncated under its mapping: SIGBUS past the end, as natively ($got)" \
+	"$([ "$got" = "$native" ]; echo $?)" "$got / $native"
+odd_py='
+import mmap, os, sys
+def tryit(what, fd, length, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ):
+    try:
+        m = mmap.mmap(fd, length, flags=flags, prot=prot)
+        print(what, "mapped", m[0])
+    except (OSError, ValueError) as e:
+        print(what, type(e).__name__, getattr(e, "errno", ""))
+tryit("write-only file", os.open(sys.argv[1], os.O_WRONLY), 4096)
+tryit("directory", os.open(sys.argv[2], os.O_RDONLY), 4096)
+tryit("/dev/zero", os.open("/dev/zero", os.O_RDWR), 4096, mmap.MAP_PRIVATE)
+r, w = os.pipe()
+tryit("pipe", r, 4096)
+tryit("read-only file, shared writable", os.open(sys.argv[1], os.O_RDONLY),
+      4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)'
+native=$(python3 -c "$odd_py" "$dir/trunc" "$dir" 2>&1)
+got=$(prun python3 -c "$odd_py" "$dir/trunc" "$dir" 2>&1)
+check "write-only file, directory, device, pipe: the kernel's answers" \
+	"$([ "$got" = "$native" ]; echo $?)" "$got
+--- native:
+$native"
+out=$(prun "$VERIFY" --mb 8 --file "$dir/after" fprivate 2>&1)
+check "and the daemon goes on serving files" $? "$out"
+stop_daemon
+check "the daemon stopped cleanly" $?
