@@ -19,7 +19,9 @@
  *   elapsed_s          seconds, all of it
  *   checksum           of the stream (the same under any pager)
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

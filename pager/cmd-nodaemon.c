@@ -23,3 +23,4 @@ int cmd_stat(int argc, char **argv) { return missing(); }
 int cmd_vmstat(int argc, char **argv) { return missing(); }
 int cmd_reclaim(int argc, char **argv) { return missing(); }
 int cmd_idle(int argc, char **argv) { return missing(); }
+int cmd_experiment(int argc, char **argv) { return missing(); }

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * experiment.h - `pager experiment`: an experiment file (docs/experiments.md
+ * describes it), its runs, and their results.
+ */
+#ifndef PGR_EXPERIMENT_H
+#define PGR_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define EXP_MAX_CONFIGS	16
+#define EXP_MAX_SETS	16
+#define EXP_MAX_FIGURES	16
+#define EXP_MAX_REPEAT	20
+
+/* A figure the workload prints: "NAME VALUE" lines, or lines that match
+ * a pattern with one %f (the value) and optionally a %d before it (an
+ * index: NAME0, NAME1, ...). */
+struct exp_figure {
+	char name[48];
+	char pattern[160];	/* empty: "NAME VALUE" */
+	bool higher_better;
+};
+
+struct exp_config {
+	char name[48];
+	char *sets[EXP_MAX_SETS];	/* KEY=VALUE */
+	int nr_sets;
+};
+
+struct experiment {
+	char title[160];
+	char workload[1024];	/* a shell command */
+	char dir[512];		/* working directory, "" = the file's */
+	char mem[32];
+	char swap[32];		/* size, or "none" */
+	int repeat;
+	int timeout_s;
+	char plot[48];		/* indexed figure drawn per index, or "" */
+	char counters[1024];	/* pager counters in the table */
+	struct exp_figure figures[EXP_MAX_FIGURES];
+	int nr_figures;
+	struct exp_config configs[EXP_MAX_CONFIGS];
+	int nr_configs;
+	char *common[EXP_MAX_SETS];	/* `set` lines: every configuration */
+	int nr_common;
+};
+
+/* Parse @path; on error, "FILE:LINE: reason" in @err and -1. */
+int exp_parse(const char *path, struct experiment *e, char *err, size_t len);
+void exp_release(struct experiment *e);
+
+/* One value: a figure or a counter, of one run. */
+struct exp_value {
+	char name[64];
+	double v;
+};
+
+struct exp_run {
+	bool failed;
+	char why[128];
+	struct exp_value *vals;
+	size_t nr, cap;
+};
+
+/* Add @v under @name to @run. */
+void exp_run_add(struct exp_run *run, const char *name, double v);
+/* Match one line of the workload's output against the figures. */
+void exp_match_line(const struct experiment *e, const char *line,
+		    struct exp_run *run);
+
+#endif /* PGR_EXPERIMENT_H */

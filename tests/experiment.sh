@@ -1,0 +1,68 @@
+#!/bin/sh
+# `pager experiment`: experiment files refused with FILE:LINE and the
+# reason; a small experiment run under the daemon (root), its table, CSV
+# and plot data, a failing configuration marked failed while the others
+# run.
+set -u
+plan=10
+. "$top_srcdir/tests/daemon-lib.sh"
+
+bad() {	# NAME TEXT WANT: the file is refused, the message names the line
+	printf '%s\n' "$2" >"$tmp/bad.exp"
+	out=$("$PAGER" experiment -o "$tmp/out" "$tmp/bad.exp" 2>&1)
+	rc=$?
+	check "$1: refused (status $rc) with '$3'" \
+		"$([ $rc = 2 ] && echo "$out" | grep -q "bad.exp:$3"; echo $?)" "$out"
+}
+bad "an unknown key" "mem 64M
+workload true
+colour blue
+config a" "3: unknown key 'colour'"
+bad "a bad size" "mem lots
+workload true
+config a" "1: mem: expected a size"
+bad "a pattern without %f" "mem 64M
+workload true
+figure t lower took %d seconds
+config a" "3: figure t: a pattern"
+bad "a configuration named twice" "mem 64M
+workload true
+config a
+config a x=1" "4: config a: named twice"
+bad "no configuration" "mem 64M
+workload true" "3: no config line"
+
+if ! "$PAGER" run --help >/dev/null 2>&1 || [ "$(id -u)" != 0 ]; then
+	skip_rest "the daemon needs root and liburing, libuv, libseccomp"
+fi
+cat >"$tmp/small.exp" <<'EXP'
+# a small experiment: two figures, a configuration that fails
+title  small
+mem    32M
+swap   none
+repeat 2
+timeout 60
+workload echo "score 7"; echo "File access time, round 0: 0.25 (sec)"; echo "File access time, round 1: 0.125 (sec)"; "$PAGER_EXAMPLES/../pager/pager" get use_once_mapped | grep -q off && exit 3; exit 0
+figure score higher
+figure round lower File access time, round %d: %f (sec)
+plot   round
+config base    use_once_mapped=on
+config broken  use_once_mapped=off
+config other   vm.swappiness=100
+EXP
+out=$("$PAGER" experiment -o "$tmp/res" "$tmp/small.exp" 2>"$tmp/exp.err")
+rc=$?
+check "a failing configuration makes the status 1 ($rc)" "$([ $rc = 1 ]; echo $?)" "$out"
+check "the table has the figures of the others" \
+	"$(echo "$out" | grep -Eq '^Amean round1 +0.125 \(   0.00%\) +failed +0.125 \(   0.00%\)'; echo $?)" "$out"
+check "and says why the broken one failed" \
+	"$(echo "$out" | grep -q 'run 1 failed: exit status 3'; echo $?)" "$out"
+check "results.csv has every run's values and the failures" \
+	"$([ "$(grep -c '^base,[01],score,7$' "$tmp/res/results.csv")" = 2 ] &&
+	   grep -q '^broken,0,failed,"exit status 3"' "$tmp/res/results.csv" &&
+	   grep -q '^other,1,pgfault,' "$tmp/res/results.csv"; echo $?)" \
+	"$(head -5 "$tmp/res/results.csv")"
+check "plot.dat has a line per round, a column per configuration" \
+	"$(awk '!/^#/ { n++ } END { exit !(n == 2) }' "$tmp/res/plot.dat" &&
+	   grep -q '^1 0.125 NaN 0.125$' "$tmp/res/plot.dat"; echo $?)" \
+	"$(cat "$tmp/res/plot.dat")"
