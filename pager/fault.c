@@ -59,8 +59,17 @@ bool pgr_in_flight(const struct pgr *p)
 
 		if (c->used && (c->nr_pending || c->nr_asked || c->nr_fasked))
 			return true;
-		/* Its pages cannot be armed until its agent runs (on a
-		 * loaded machine that takes a while): not an OOM yet. */
+	}
+	return false;
+}
+
+/* A new client's pages cannot be armed until its agent runs (on a loaded
+ * machine that takes a while): reclaim that found nothing is no OOM yet. */
+static bool agents_awaited(const struct pgr *p)
+{
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		const struct client *c = &p->clients[k];
+
 		if (c->used && !c->agent_ready && c->resident &&
 		    pgr_now() - c->joined < AGENT_WAIT_S)
 			return true;
@@ -136,7 +145,7 @@ enum pgr_served pgr_alloc(struct pgr *p, struct client *c, uint32_t *i)
 			p->group_no_progress = 0;
 			continue;
 		}
-		if (pgr_in_flight(p))
+		if (pgr_in_flight(p) || agents_awaited(p))
 			return PGR_NOMEM;
 		if (r == POL_ALLOC_WAIT_GROUP) {
 			if (++p->group_no_progress <= 16)
