@@ -504,9 +504,11 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 			} else if (sl_tag(v) == SL_FOREIGN) {
 				child->foreign++;
 			} else {
-				/* A file page: mapped or not; the parent's
-				 * arming is not the child's. */
-				v &= SL_FMAPPED;
+				/* A file page: the kernel copies the PTE old
+				 * (copy_present_pte()), so the child's mapping
+				 * is not young: its exit must not count as a
+				 * reference (mark_page_accessed at zap). */
+				v = SL_EMPTY;
 			}
 			n->slot[o] = v;
 		}
