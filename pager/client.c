@@ -222,19 +222,45 @@ void pgr_kill(struct pgr *p, struct client *c, const char *why)
 	pgr_client_gone(p, c, why);
 }
 
+/* /proc/PID/oom_score_adj, -1000..1000; 0 if it cannot be read. */
+static int oom_score_adj(pid_t pid)
+{
+	char path[64];
+	int adj = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%d", &adj) != 1)
+			adj = 0;
+		fclose(f);
+	}
+	return adj;
+}
+
 void pgr_oom(struct pgr *p, int group, struct client *for_client)
 {
 	struct client *victim = NULL;
-	uint64_t best = 0;
+	int64_t best = 0;
 
 	if (p->oom_victim && kill(p->oom_victim, 0) == 0)
 		return;		/* one kill at a time: wait for it to go */
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
 		struct client *c = &p->clients[k];
-		uint64_t b = c->resident + c->swapped;
+		int64_t b = (int64_t)(c->resident + c->swapped);
+		int adj;
 
 		if (!c->used || c->pid <= 0 || !in_group(p, c->group, group))
 			continue;
+		/* oom_badness(): oom_score_adj in thousandths of the
+		 * memory; -1000 is never chosen. */
+		adj = oom_score_adj(c->pid);
+		if (adj <= -1000)
+			continue;
+		b += (int64_t)adj * (int64_t)p->o.budget / 1000;
+		if (b < 1)
+			b = 1;
 		if (b > best) {
 			best = b;
 			victim = c;

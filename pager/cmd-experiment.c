@@ -340,6 +340,10 @@ static size_t figure_names(const struct experiment *e, struct exp_run *all,
 		const char *base = e->figures[f].name;
 		size_t len = strlen(base);
 
+		bool seen = false;
+
+		/* The plain name, then NAME0, NAME1, ... (an index may start
+		 * at 0 or 1) up to the first gap. */
 		for (long idx = -1; idx < 10000 && n < max; idx++) {
 			char want[64];
 			bool found = false;
@@ -351,12 +355,14 @@ static size_t figure_names(const struct experiment *e, struct exp_run *all,
 			for (int r = 0; r < nr_runs && !found; r++)
 				for (size_t k = 0; k < all[r].nr && !found; k++)
 					found = !strcmp(all[r].vals[k].name, want);
-			if (found)
+			if (found) {
 				snprintf(names[n++], 64, "%s", want);
-			else if (idx >= 0)
+				seen = seen || idx >= 0;
+			} else if (idx >= 0 && (seen || idx >= 1)) {
 				break;
-			(void)len;
+			}
 		}
+		(void)len;
 	}
 	return n;
 }
@@ -370,16 +376,24 @@ static bool higher_better(const struct experiment *e, const char *name)
 	return false;
 }
 
+static bool all_failed(const struct exp_run *runs, int repeat)
+{
+	for (int r = 0; r < repeat; r++)
+		if (!runs[r].failed)
+			return false;
+	return true;
+}
+
 /* mmtests' convention: the percentage is the gain over the base, positive
  * when better; '*' marks a difference beyond twice the noise. */
 static void cell(FILE *f, struct stats b, struct stats s, bool base,
-		 bool higher)
+		 bool higher, bool all_failed)
 {
 	double gain;
 	bool sig;
 
 	if (!s.n) {
-		fprintf(f, " %13s %10s ", "failed", "");
+		fprintf(f, " %13s %10s ", all_failed ? "failed" : "-", "");
 		return;
 	}
 	if (base || !b.n || b.mean == 0) {
@@ -428,7 +442,8 @@ static void table(const struct ctx *x, FILE *f, struct exp_run **runs,
 
 		fprintf(f, "Amean %-16s", figs[k]);
 		for (int c = 0; c < e->nr_configs; c++)
-			cell(f, b, stats_of(runs[c], repeat, figs[k]), !c, hb);
+			cell(f, b, stats_of(runs[c], repeat, figs[k]), !c, hb,
+			     all_failed(runs[c], repeat));
 		fprintf(f, "\n");
 	}
 	{
@@ -437,7 +452,7 @@ static void table(const struct ctx *x, FILE *f, struct exp_run **runs,
 		fprintf(f, "Amean %-16s", "elapsed_s");
 		for (int c = 0; c < e->nr_configs; c++)
 			cell(f, b, stats_of(runs[c], repeat, "elapsed_s"), !c,
-			     false);
+			     false, all_failed(runs[c], repeat));
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\n%-22s", "pager counters");
@@ -514,6 +529,8 @@ static void plot(const struct ctx *x, struct exp_run **runs, int repeat)
 		snprintf(name, sizeof(name), "%s%ld", e->plot, idx);
 		for (int c = 0; c < e->nr_configs; c++)
 			any = any || stats_of(runs[c], repeat, name).n;
+		if (!any && idx == 0)
+			continue;	/* indexes from 1 */
 		if (!any)
 			break;
 		last = idx;
@@ -546,6 +563,7 @@ static void plot(const struct ctx *x, struct exp_run **runs, int repeat)
 	if (lo > 0 && hi / lo > 100)
 		fprintf(f, "set logscale y\n");
 	fprintf(f, "set xrange [-0.5:%ld.5]\n", last);
+	fprintf(f, "set datafile missing \"NaN\"\n");
 	for (int t = 0; t < 2; t++) {
 		fprintf(f, "set terminal %s size 900,500\nset output \"%s\"\n",
 			t ? "svg" : "png", t ? "plot.svg" : "plot.png");
