@@ -630,18 +630,27 @@ static int setup_dirs(struct ctx *x, const char *file, const char *out)
 	return 0;
 }
 
-/* The examples beside this executable's build: on PATH for workloads. */
-static void examples_on_path(const struct ctx *x)
+/* For workloads: the examples beside this executable's build and the
+ * experiment file's own directory (its scripts) on PATH; this pager in
+ * $PAGER_BIN. */
+static void examples_on_path(const struct ctx *x, const char *file)
 {
-	char buf[PATH_MAX], dir[PATH_MAX], path[PATH_MAX * 2];
+	char buf[PATH_MAX], dir[PATH_MAX], here[PATH_MAX];
+	char path[PATH_MAX * 3];
 	const char *old = getenv("PATH");
 
+	setenv("PAGER_BIN", x->self, 1);
+	snprintf(buf, sizeof(buf), "%s", file);
+	if (!realpath(dirname(buf), here))
+		here[0] = 0;
 	snprintf(buf, sizeof(buf), "%s", x->self);
 	snprintf(dir, sizeof(dir), "%s/../examples", dirname(buf));
 	if (!realpath(dir, buf))
-		return;
-	setenv("PAGER_EXAMPLES", buf, 1);
-	snprintf(path, sizeof(path), "%s:%s", buf, old ? old : "/usr/bin:/bin");
+		buf[0] = 0;
+	else
+		setenv("PAGER_EXAMPLES", buf, 1);
+	snprintf(path, sizeof(path), "%s%s%s%s%s", buf, buf[0] ? ":" : "",
+		 here, here[0] ? ":" : "", old ? old : "/usr/bin:/bin");
 	setenv("PATH", path, 1);
 }
 
@@ -698,7 +707,7 @@ int cmd_experiment(int argc, char **argv)
 		return 1;
 	}
 	x.self[n] = 0;
-	examples_on_path(&x);
+	examples_on_path(&x, argv[optind]);
 	for (c = 0; c < e.nr_configs; c++)
 		runs[c] = pgr_xcalloc((size_t)e.repeat, sizeof(**runs));
 	for (int r = 0; r < e.repeat; r++) {

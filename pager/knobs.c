@@ -146,8 +146,17 @@ int pgr_tunable_set(struct pgr *p, const char *key, const char *val,
 		    const char **why)
 {
 	int err = pgr_knob_set(p, key, val, why);
+	const char *at = strchr(key, '@');
 
 	if (err != -ENOENT)
 		return err;
+	/* memory.low@NAME of a group no process joined yet: make it, as
+	 * mkdir before writing the cgroup's file. */
+	if (at && at[1] && !strncmp(key, "memory.", 7) &&
+	    pol_group_find(p->pol, at + 1) < 0 &&
+	    pol_group_create(p->pol, at + 1, POL_ROOT) < 0) {
+		*why = "cannot create the group";
+		return -EINVAL;
+	}
 	return pol_set(p->pol, key, val, why) ? -EINVAL : 0;
 }
