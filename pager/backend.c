@@ -328,6 +328,11 @@ static void be_prefetch(void *ctx, uint32_t i)
 		__builtin_prefetch(page_slot(P(ctx), i));
 }
 
+static void be_event(void *ctx, const struct pol_event *ev)
+{
+	pgr_trace_event(P(ctx), ev);
+}
+
 static uint32_t be_invalidate_inode(void *ctx, uint32_t ino)
 {
 	return pgr_file_invalidate(P(ctx), ino);
@@ -349,6 +354,7 @@ const struct pol_backend pgr_backend = {
 	.prefetch = be_prefetch,
 	.invalidate_inode = be_invalidate_inode,
 	.free_inode = be_free_inode,
+	.event = be_event,
 };
 
 /* ---- after a reclaim: tell the agents ---------------------------------- */
@@ -502,7 +508,9 @@ void pgr_flush_asks(struct pgr *p)
 		n = arm_batch(p, c, out);
 		c->nr_asked = 0;
 		/* File pages: the memfd keeps them, nothing to copy. */
-		memcpy(out + n, c->fasked, c->nr_fasked * sizeof(*out));
+		if (c->nr_fasked)
+			memcpy(out + n, c->fasked,
+			       c->nr_fasked * sizeof(*out));
 		n += c->nr_fasked;
 		c->nr_fasked = 0;
 		/* Up to 100 ranges a request, so a line stays short. A

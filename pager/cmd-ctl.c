@@ -265,3 +265,65 @@ int cmd_vmstat(int argc, char **argv)
 	close_daemon(w);
 	return 0;
 }
+
+int cmd_trace(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: pager trace [--socket PATH] [--events LIST] [-o FILE]\n"
+		"Streams the running daemon's reclaim events, one line each in\n"
+		"ftrace's text format with the kernel's mm_vmscan_* names,\n"
+		"until interrupted. LIST: comma-separated names (kswapd_wake,\n"
+		"kswapd_sleep, direct_reclaim_begin, direct_reclaim_end,\n"
+		"lru_isolate, lru_shrink_inactive, lru_shrink_active, writepage,\n"
+		"workingset_refault, workingset_activate), default all.\n";
+	const char *events = NULL, *out = NULL;
+	char sock[108], line[600], err[256] = "";
+	FILE *f = stdout;
+	struct wire *w;
+	char *s;
+	int rc;
+
+	socket_arg(&argc, argv, sock, sizeof(sock));
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--events") && i + 1 < argc)
+			events = argv[++i];
+		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else
+			return pgr_usage_error(usage, "unknown argument '%s'",
+					       argv[i]);
+	}
+	if (events && strpbrk(events, " \t\n"))
+		return pgr_usage_error(usage, "--events: no blanks");
+	w = open_daemon(sock);
+	if (!w)
+		return 1;
+	snprintf(line, sizeof(line), "trace%s%.500s", events ? " " : "",
+		 events ? events : "");
+	if (wire_printf(w->fd, "%s", line) ||
+	    (rc = wire_call(w, NULL, NULL, err, sizeof(err)))) {
+		if (err[0])
+			pgr_warn("%s", err);
+		close_daemon(w);
+		return 1;
+	}
+	if (out && !(f = fopen(out, "we"))) {
+		pgr_warn("cannot write %s", out);
+		close_daemon(w);
+		return 1;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	for (;;) {
+		while ((s = wire_line(w)))
+			fprintf(f, "%s\n", s);
+		if (wire_fill(w) <= 0)
+			break;
+	}
+	if (f != stdout)
+		fclose(f);
+	close_daemon(w);
+	return 0;
+}

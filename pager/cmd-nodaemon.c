@@ -24,3 +24,4 @@ int cmd_vmstat(int argc, char **argv) { return missing(); }
 int cmd_reclaim(int argc, char **argv) { return missing(); }
 int cmd_idle(int argc, char **argv) { return missing(); }
 int cmd_experiment(int argc, char **argv) { return missing(); }
+int cmd_trace(int argc, char **argv) { return missing(); }

@@ -71,6 +71,7 @@ static void conn_close(struct conn *c)
 		return;
 	c->closing = true;
 	pgr_reclaim_cancel(p, c);
+	pgr_trace_drop(p, c);
 	for (pp = &p->conns; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -199,6 +200,11 @@ int pgr_conn_send(struct conn *c, const char *line)
 	memcpy(buf, line, n);
 	buf[n++] = '\n';
 	return enqueue(c, buf, n, -1);
+}
+
+int pgr_conn_send_bytes(struct conn *c, const char *buf, size_t len)
+{
+	return enqueue(c, buf, len, -1);
 }
 
 int pgr_conn_send_fd(struct conn *c, const char *line, int fd)

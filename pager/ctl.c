@@ -300,6 +300,22 @@ static void cmd_msync(struct req *r)
 	reply(r, "ok");
 }
 
+/* trace [EVENT,...]: "ok", then the events as lines until the
+ * connection closes */
+static void cmd_trace(struct req *r)
+{
+	const char *why = NULL;
+	uint32_t mask;
+
+	if (r->argc > 2 || pgr_trace_mask(r->argc == 2 ? r->argv[1] : NULL,
+					  &mask, &why)) {
+		fail(r, "trace: %s", why ? why : "expected [EVENT,...]");
+		return;
+	}
+	reply(r, "ok");
+	pgr_trace_start(r->p, r->conn, mask);
+}
+
 /* done ID: the agent dropped what request ID asked (no answer) */
 static void cmd_done(struct req *r)
 {
@@ -704,6 +720,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_mapf(&r);
 	else if (!strcmp(cmd, "msync"))
 		cmd_msync(&r);
+	else if (!strcmp(cmd, "trace"))
+		cmd_trace(&r);
 	else if (!strcmp(cmd, "done"))
 		cmd_done(&r);
 	else if (!strcmp(cmd, "ready"))

@@ -192,6 +192,7 @@ static void teardown(struct pgr *p)
 	free(p->free_bufs);
 	free(p->buf_released);
 	free(p->deferred);
+	free(p->tracers);
 	for (uint32_t r = 0; r < p->nr_regions; r++)
 		free(p->regions[r].slot);
 	free(p->regions);

@@ -22,6 +22,7 @@ static const struct {
 	{ "vmstat", cmd_vmstat, "counters over time, as vmstat(8)" },
 	{ "reclaim", cmd_reclaim, "reclaim memory now, as memory.reclaim" },
 	{ "idle", cmd_idle, "mark pages idle, as page_idle" },
+	{ "trace", cmd_trace, "stream reclaim events as mm_vmscan_* lines" },
 	{ "experiment", cmd_experiment, "run a seed experiment: configurations compared" },
 	{ "sim", cmd_sim, "replay a page-reference trace through a policy" },
 	{ "gen", cmd_gen, "generate a synthetic trace" },

@@ -312,6 +312,8 @@ struct pgr {
 	struct deferred *deferred;
 	size_t nr_deferred, cap_deferred;
 	struct reclaim_req *reclaims;	/* memory.reclaim under way */
+	void *tracers;			/* `pager trace` subscribers */
+	size_t nr_tracers, cap_tracers;
 };
 
 /* daemon.c */
@@ -483,11 +485,22 @@ void pgr_reclaim_cancel(struct pgr *p, struct conn *conn);
 /* Arm every present page of @c; return how many. */
 uint64_t pgr_idle_client(struct pgr *p, struct client *c);
 
+/* tracing.c: `pager trace`, the policy's events as mm_vmscan_* lines */
+/* Parse a comma-separated event list ("" or "all": every one). */
+int pgr_trace_mask(const char *list, uint32_t *mask, const char **why);
+void pgr_trace_start(struct pgr *p, struct conn *c, uint32_t mask);
+void pgr_trace_drop(struct pgr *p, struct conn *c);
+void pgr_trace_event(struct pgr *p, const struct pol_event *ev);
+/* Send what the subscribers gathered (before the loop waits). */
+void pgr_trace_flush(struct pgr *p);
+
 /* conn.c */
 int pgr_listen(struct pgr *p);
 void pgr_conns_close(struct pgr *p);
 /* Send a line (a newline is added); on failure the connection closes. */
 int pgr_conn_send(struct conn *c, const char *line);
+/* Send @len bytes as they are (lines, newlines included). */
+int pgr_conn_send_bytes(struct conn *c, const char *buf, size_t len);
 /* Send a line with a file descriptor. */
 int pgr_conn_send_fd(struct conn *c, const char *line, int fd);
 /* @c speaks for @cl; @agent: it is the shim's agent channel. */

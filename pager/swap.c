@@ -182,6 +182,7 @@ bool pgr_ring_completed(struct pgr *p)
 static void submit(uv_prepare_t *h)
 {
 	pgr_ring_submit(h->data);
+	pgr_trace_flush(h->data);
 }
 
 int pgr_ring_open(struct pgr *p)

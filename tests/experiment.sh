@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=10
+plan=13
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -66,3 +66,28 @@ check "plot.dat has a line per round, a column per configuration" \
 	"$(awk '!/^#/ { n++ } END { exit !(n == 2) }' "$tmp/res/plot.dat" &&
 	   grep -q '^1 0.125 NaN 0.125$' "$tmp/res/plot.dat"; echo $?)" \
 	"$(cat "$tmp/res/plot.dat")"
+
+# ---- pager trace: the policy's events as mm_vmscan_* lines ---------------
+start_daemon 8M || skip_rest "the daemon did not start"
+s0=$(( $(stat_of pgscan_kswapd) + $(stat_of pgscan_direct) ))
+timeout 20 "$PAGER" trace --socket "$sock" -o "$tmp/trace" &
+tracer=$!
+sleep 0.3
+prun "$VERIFY" --mb 24 passes >/dev/null 2>&1
+s1=$(( $(stat_of pgscan_kswapd) + $(stat_of pgscan_direct) ))
+sleep 0.5
+kill $tracer 2>/dev/null
+wait $tracer 2>/dev/null
+taken=$(awk '$5 == "mm_vmscan_lru_isolate:" { for (i = 6; i <= NF; i++)
+	if ($i ~ /^nr_taken=/) { sub("nr_taken=", "", $i); s += $i } }
+	END { print s + 0 }' "$tmp/trace")
+check "pager trace: lru_isolate's nr_taken adds up to the scan counters ($taken, pgscan +$((s1 - s0)))" \
+	"$([ "$taken" = $((s1 - s0)) ] && [ "$taken" -gt 0 ]; echo $?)" "$(head -3 "$tmp/trace")"
+check "in ftrace's format, with the kernel's event names" \
+	"$(grep -Eq '^ +pager-[0-9]+ +\[000\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=[0-9]+ nr_reclaimed=[0-9]+ ' "$tmp/trace"; echo $?)" \
+	"$(head -3 "$tmp/trace")"
+out=$("$PAGER" trace --socket "$sock" --events lru_isolate,nosuch 2>&1)
+rc=$?
+check "an unknown event is refused ($rc) and named" \
+	"$([ $rc = 1 ] && echo "$out" | grep -q 'unknown event'; echo $?)" "$out"
+stop_daemon
