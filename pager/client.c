@@ -109,6 +109,8 @@ int pgr_client_set_pid(struct pgr *p, struct client *c, pid_t pid)
 	if (old && old != c)
 		pgr_client_gone(p, old, "replaced by exec");
 	c->pid = pid;
+	if (c->parent)
+		pgr_rec(p, "fork %d %d", c->parent, pid);
 	fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (fd < 0) {
 		pgr_warn_("cannot watch process %d: %s", pid, strerror(errno));
@@ -127,6 +129,8 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 	pgr_info("process %d %s: freeing %llu pages and %llu swap entries",
 		 c->pid, why, (unsigned long long)c->resident,
 		 (unsigned long long)c->swapped);
+	if (c->pid > 0)
+		pgr_rec(p, "exit %d", c->pid);
 	c->used = false;
 	if (uv_is_active((uv_handle_t *)&c->uffd_poll) || c->handles) {
 		if (!uv_is_closing((uv_handle_t *)&c->uffd_poll))

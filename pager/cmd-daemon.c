@@ -27,7 +27,7 @@ static const char usage[] =
 	"usage: pager daemon [--mem SIZE] [--swap FILE | --no-swap] "
 	"[--swap-size SIZE]\n"
 	"                    [--socket PATH] [--set KEY=VALUE]... "
-	"[--log FILE] [-v]\n"
+	"[--log FILE] [--record FILE] [-v]\n"
 	"Runs the pager daemon in the foreground until SIGTERM or SIGINT.\n"
 	"Defaults: --mem 1G; swap in a removed temporary file in $TMPDIR or "
 	"/var/tmp\n"
@@ -83,6 +83,9 @@ int daemon_parse_opt(struct daemon_args *a, int c, const char *arg,
 	case 'l':
 		a->log = arg;
 		return 0;
+	case 'r':
+		a->record = arg;
+		return 0;
 	case 'v':
 		a->verbose++;
 		return 0;
@@ -100,6 +103,7 @@ int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,
 	o->nr_sets = a->nr_sets;
 	o->ready_fd = -1;
 	o->socket_path = a->socket;
+	o->record = a->record;
 	if (a->no_swap)
 		return 0;
 	o->swap_pages = (a->swap_size ? a->swap_size : DEFAULT_SWAP(a->mem)) /
@@ -145,6 +149,7 @@ int cmd_daemon(int argc, char **argv)
 		{ "socket", required_argument, NULL, 'k' },
 		{ "set", required_argument, NULL, 'e' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "record", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

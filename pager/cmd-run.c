@@ -33,10 +33,11 @@ static const char usage[] =
 	"usage: pager run [--mem SIZE] [--swap FILE | --no-swap] "
 	"[--swap-size SIZE]\n"
 	"                 [--group NAME] [--set KEY=VALUE]... [--socket PATH]\n"
-	"                 [--log FILE] [-v] -- CMD [ARGS]...\n"
-	"Runs CMD with its anonymous memory under the pager; exits with its "
-	"status.\n"
-	"Joins the daemon at --socket or $PAGER_SOCKET, else starts its own.\n";
+	"                 [--log FILE] [--record FILE] [-v] -- CMD [ARGS]...\n"
+	"Runs CMD with its memory under the pager; exits with its status.\n"
+	"Joins the daemon at --socket or $PAGER_SOCKET, else starts its own.\n"
+	"--record FILE (own daemon only) writes the run's page references in\n"
+	"`pager sim`'s format, to replay under other policies.\n";
 
 /* The private daemon: fork, setsid, run; return its pid once ready. */
 static pid_t start_daemon(struct daemon_args *a, const char *sock)
@@ -180,6 +181,7 @@ int cmd_run(int argc, char **argv)
 		{ "socket", required_argument, NULL, 'k' },
 		{ "set", required_argument, NULL, 'e' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "record", required_argument, NULL, 'r' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -212,6 +214,9 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	daemon_logging(&a);
+	if ((a.socket || (env && *env)) && a.record)
+		return pgr_usage_error(usage, "--record needs a daemon of its "
+				       "own (no --socket, no $PAGER_SOCKET)");
 	if (a.socket || (env && *env)) {
 		snprintf(sock, sizeof(sock), "%s", a.socket ? a.socket : env);
 		rc = pgr_connect(sock);

@@ -35,12 +35,13 @@ struct daemon_args {
 	const char **sets;
 	size_t nr_sets;
 	const char *log;
+	const char *record;		/* --record FILE */
 	int verbose;
 };
 
 struct pgr_opts;
 void daemon_args_init(struct daemon_args *a);
-/* One getopt result (m s S n k e l v); 0, or the usage error's status. */
+/* One getopt result (m s S n k e l r v); 0, or the usage error's status. */
 int daemon_parse_opt(struct daemon_args *a, int c, const char *arg,
 		     const char *usage);
 int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,

@@ -404,6 +404,7 @@ static void cmd_set(struct req *r)
 			return;
 		}
 		pgr_info("set %s=%s", r->argv[i], eq + 1);
+		pgr_rec_set(r->p, r->argv[i], eq + 1);
 		*eq = '=';
 	}
 	pgr_background(r->p);

@@ -182,6 +182,7 @@ static void teardown(struct pgr *p)
 		close(p->launcher_pidfd);
 	}
 	pgr_files_release(p);
+	pgr_record_close(p);
 	pgr_ring_close(p);
 	/* Let the close callbacks run. */
 	uv_run(p->loop, UV_RUN_NOWAIT);
@@ -228,6 +229,12 @@ int pgr_daemon_run(const struct pgr_opts *o)
 		err = pgr_ring_open(p);
 	if (!err)
 		err = pgr_listen(p);
+	if (!err && o->record) {
+		err = pgr_record_open(p, o->record);
+		/* As comments: a replay chooses its own settings. */
+		for (size_t k = 0; !err && k < o->nr_sets; k++)
+			pgr_rec(p, "# started with --set %s", o->sets[k]);
+	}
 	if (err) {
 		teardown(p);
 		uv_loop_close(&loop);

@@ -238,6 +238,9 @@ static enum pgr_served first_touch(struct pgr *p, struct client *c,
 	}
 	c->resident += (uint64_t)done;
 	c->st.first_touch += (uint64_t)done;
+	if (done > 1)	/* mapped around the fault: young, as touched */
+		pgr_rec_access(p, c, addr + PGR_PAGE, (uint64_t)done - 1,
+			       write);
 	count_fault(p, c, false);
 	return PGR_SERVED;
 }
@@ -646,6 +649,7 @@ static void on_fork(struct pgr *p, struct client *parent, int ufd)
 		return;
 	}
 	child->group = parent->group;
+	child->parent = parent->pid;
 	for (size_t k = 0; k < parent->nr_excluded; k++) {
 		pgr_grow(&child->excluded, &child->cap_excluded,
 			 child->nr_excluded + 1, sizeof(*child->excluded));
@@ -696,6 +700,7 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 				 "lost at fork");
 			break;
 		}
+		pgr_rec_access(p, c, addr, 1, write || wp);
 		s = pgr_fault(p, c, addr, write, wp);
 		if (s == PGR_RETRY || s == PGR_NOMEM)
 			pgr_defer(p, c, addr, write, wp, s);
@@ -705,6 +710,11 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 		on_fork(p, c, (int)m->arg.fork.ufd);
 		break;
 	case UFFD_EVENT_REMAP:
+		pgr_rec(p, "mremap %d 0x%llx %llu 0x%llx %llu", c->pid,
+			(unsigned long long)m->arg.remap.from,
+			(unsigned long long)m->arg.remap.len,
+			(unsigned long long)m->arg.remap.to,
+			(unsigned long long)m->arg.remap.len);
 		pgr_remap(p, c, m->arg.remap.from, m->arg.remap.to,
 			  m->arg.remap.len);
 		break;
@@ -712,6 +722,10 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 		pgr_removed(p, c, m->arg.remove.start, m->arg.remove.end);
 		break;
 	case UFFD_EVENT_UNMAP:
+		pgr_rec(p, "munmap %d 0x%llx %llu", c->pid,
+			(unsigned long long)m->arg.remove.start,
+			(unsigned long long)(m->arg.remove.end -
+					     m->arg.remove.start));
 		pgr_discard(p, c, m->arg.remove.start, m->arg.remove.end, true);
 		break;
 	}

@@ -458,6 +458,7 @@ int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
 	r->pgoff = pgoff;
 	r->rflags = rflags;
 	pgr_file_add_mapper(p, rid);
+	pgr_rec_mmap(p, c, r);
 	return 0;
 }
 
@@ -614,6 +615,10 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 	r = &p->regions[rid];
 	for (uint32_t o = lo; o < hi; o++)
 		r->slot[o] |= SL_FMAPPED;
+	if (off > lo)	/* mapped around the fault: young, as touched */
+		pgr_rec_access(p, c, slot_addr(r, lo), off - lo, false);
+	if (hi > off + 1)
+		pgr_rec_access(p, c, slot_addr(r, off + 1), hi - off - 1, false);
 	if (d->flags & DP_FRESH) {
 		/* Read ahead, touched for the first time: a hit, not a
 		 * reference seen by the scanner's emulation. */

@@ -39,6 +39,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <uv.h>
 
@@ -213,6 +214,7 @@ struct client {
 	bool rescan;		/* /proc/PID/maps may hold new mappings */
 	bool doomed;		/* fork child that lost a page: killed once
 				 * its pid is known, before any fault */
+	pid_t parent;		/* fork child: its parent, for the record */
 	uv_poll_t uffd_poll;
 	uv_poll_t pid_poll;
 	unsigned int handles;	/* libuv handles not yet closed */
@@ -235,6 +237,7 @@ struct pgr_opts {
 	int ready_fd;			/* write "ready\n" here, or -1 */
 	const char **sets;		/* KEY=VALUE applied at start */
 	size_t nr_sets;
+	const char *record;		/* --record FILE, or NULL */
 };
 
 struct pgr {
@@ -312,6 +315,8 @@ struct pgr {
 	struct deferred *deferred;
 	size_t nr_deferred, cap_deferred;
 	struct reclaim_req *reclaims;	/* memory.reclaim under way */
+	FILE *rec;			/* --record: the reference stream */
+	uint64_t *rec_inodes;		/* inodes declared in it (bits) */
 	void *tracers;			/* `pager trace` subscribers */
 	size_t nr_tracers, cap_tracers;
 };
@@ -484,6 +489,18 @@ void pgr_reclaim_step(struct pgr *p);
 void pgr_reclaim_cancel(struct pgr *p, struct conn *conn);
 /* Arm every present page of @c; return how many. */
 uint64_t pgr_idle_client(struct pgr *p, struct client *c);
+
+/* record.c: `pager run --record`, the run in `pager sim`'s format */
+int pgr_record_open(struct pgr *p, const char *path);
+void pgr_record_close(struct pgr *p);
+/* A line (a newline is added), if recording. */
+void pgr_rec(struct pgr *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pgr_rec_set(struct pgr *p, const char *key, const char *val);
+void pgr_rec_access(struct pgr *p, const struct client *c, uint64_t addr,
+		    uint64_t pages, bool write);
+void pgr_rec_mmap(struct pgr *p, const struct client *c,
+		  const struct region *r);
 
 /* tracing.c: `pager trace`, the policy's events as mm_vmscan_* lines */
 /* Parse a comma-separated event list ("" or "all": every one). */

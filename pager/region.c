@@ -307,6 +307,7 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 		return err;
 	}
 	id = pgr_region_new(p, c, start, end);
+	pgr_rec_mmap(p, c, &p->regions[id]);
 	pgr_dbg("adopted 0x%llx-0x%llx of %d", (unsigned long long)start,
 		(unsigned long long)end, c->pid);
 	return adopt_present(p, c, id);

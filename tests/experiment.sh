@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=13
+plan=15
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -91,3 +91,13 @@ rc=$?
 check "an unknown event is refused ($rc) and named" \
 	"$([ $rc = 1 ] && echo "$out" | grep -q 'unknown event'; echo $?)" "$out"
 stop_daemon
+
+# ---- pager run --record: a real run, replayed by pager sim ---------------
+out=$(timeout 120 "$PAGER" run --mem 8M --record "$tmp/run.rec" -- \
+	"$VERIFY" --mb 16 --file "$tmp/rec.data" passes fprivate 2>&1)
+check "a run recorded with --record" $? "$out"
+sim=$("$PAGER" sim --mem 8M "$tmp/run.rec" 2>&1)
+refs=$(echo "$sim" | awk '$1 == "refs" { print $2 }')
+check "pager sim replays it (refs $refs: every page of 16 MiB, twice or more)" \
+	"$([ "${refs:-0}" -ge 8192 ] && ! echo "$sim" | grep -q '^pager:'; echo $?)" \
+	"$(echo "$sim" | head -3; grep -v '^[rw] ' "$tmp/run.rec" | head -5)"
