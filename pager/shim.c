@@ -161,7 +161,7 @@ static struct wire hello_wire;	/* used before the agent starts */
  * evicted would make the agent wait for itself. The program's own
  * static data and other libraries' stay the pager's.
  */
-static bool agent_runs_in(const struct dl_phdr_info *info)
+bool shim_agent_runs_in(const struct dl_phdr_info *info)
 {
 	uintptr_t me = (uintptr_t)&shim;
 	const char *name = info->dlpi_name ? info->dlpi_name : "";
@@ -184,7 +184,7 @@ static int exclude_agent_data(struct dl_phdr_info *info, size_t size,
 {
 	int *err = arg;
 
-	if (!agent_runs_in(info))
+	if (!shim_agent_runs_in(info))
 		return 0;
 	for (int k = 0; k < info->dlpi_phnum && !*err; k++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
@@ -257,6 +257,7 @@ static void shim_start(void)
 	pthread_atfork(NULL, NULL, child_after_fork);
 	if (shim_agent_start())
 		shim_say("cannot start the agent thread");
+	shim_take_texts();
 }
 
 __attribute__((constructor)) static void shim_init(void)
@@ -387,6 +388,43 @@ static void file_reply(const char *line, void *arg)
  * the daemon own it. If anything fails the program keeps the kernel's
  * mapping: never a mapping nobody serves.
  */
+int shim_file_memfd(int fd, bool rw, unsigned int *id, unsigned int *gen)
+{
+	unsigned int r[3] = { 0, 0, 0 };
+	int mfd, err;
+
+	if (!sync_open())
+		return -1;
+	err = call_lines(shim.sync_fd, &sync_wire, &fd, 1, file_reply, r,
+			 rw ? "file rw" : "file");
+	mfd = wire_take_fd(&sync_wire);
+	sync_broken(err);
+	if (err || mfd < 0 || !r[2]) {
+		if (mfd >= 0)
+			close(mfd);
+		return -1;
+	}
+	*id = r[0];
+	*gen = r[1];
+	return mfd;
+}
+
+int shim_mapf(void *p, size_t len, unsigned int id, unsigned int gen,
+	      off_t off, bool shared, int prot)
+{
+	char line[160];
+	int err;
+
+	snprintf(line, sizeof(line), "mapf %lx %lx %x %x %llx %x",
+		 (unsigned long)(uintptr_t)p, (unsigned long)len, id, gen,
+		 (unsigned long long)(off / 4096), (shared ? 1 : 0) |
+		 ((prot & PROT_WRITE) ? 2 : 0) | ((prot & PROT_EXEC) ? 4 : 0));
+	err = call_lines(shim.sync_fd, &sync_wire, NULL, 0, NULL, NULL, "%s",
+			 line);
+	sync_broken(err);
+	return err;
+}
+
 static void take_file(void *p, size_t len, int prot, int flags, int fd,
 		      off_t off)
 {
@@ -396,40 +434,25 @@ static void take_file(void *p, size_t len, int prot, int flags, int fd,
 	bool rw = (flags & MAP_TYPE) == MAP_SHARED &&
 		  (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR;
 	bool shared = rw;
-	unsigned int id[3] = { 0, 0, 0 };
-	int mfd = -1, err = -1, mflags;
-	char line[160];
+	unsigned int id, gen;
+	int mfd, err = -1, mflags;
 	void *q;
 
 	pthread_mutex_lock(&shim.sync_lock);
-	if (!sync_open())
-		goto out;
-	err = call_lines(shim.sync_fd, &sync_wire, &fd, 1, file_reply, id,
-			 rw ? "file rw" : "file");
-	mfd = wire_take_fd(&sync_wire);
-	sync_broken(err);
-	if (err || mfd < 0 || !id[2])
+	mfd = shim_file_memfd(fd, rw, &id, &gen);
+	if (mfd < 0)
 		goto out;
 	mflags = (flags & ~(MAP_TYPE | MAP_POPULATE | MAP_FIXED_NOREPLACE)) |
 		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED |
 		 PGR_MAP_MARKER;
 	q = (void *)syscall(SYS_mmap, p, len, prot, mflags, mfd, off);
-	if (q != p) {
-		err = -1;
+	close(mfd);
+	if (q != p)
 		goto out;
-	}
-	snprintf(line, sizeof(line), "mapf %lx %lx %x %x %llx %x",
-		 (unsigned long)(uintptr_t)p, (unsigned long)len, id[0], id[1],
-		 (unsigned long long)(off / 4096), (shared ? 1 : 0) |
-		 ((prot & PROT_WRITE) ? 2 : 0) | ((prot & PROT_EXEC) ? 4 : 0));
-	err = call_lines(shim.sync_fd, &sync_wire, NULL, 0, NULL, NULL, "%s",
-			 line);
-	sync_broken(err);
+	err = shim_mapf(p, len, id, gen, off, shared, prot);
 	if (!err && shared)
 		fmap_add((uintptr_t)p, len);
 out:
-	if (mfd >= 0)
-		close(mfd);
 	if (err)	/* the kernel's mapping back, as the program made it */
 		syscall(SYS_mmap, p, len, prot, (flags & ~MAP_FIXED_NOREPLACE) |
 			MAP_FIXED, fd, off);

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "wire.h"
 
@@ -31,6 +32,23 @@ struct shim {
 };
 
 extern struct shim shim;
+
+/* shim.c: requests on the program threads' connection, with
+ * shim.sync_lock held */
+/* The daemon's page cache of the regular file @fd: a memfd descriptor to
+ * map (read-write if @rw) and the inode's id and generation; -1 if not. */
+int shim_file_memfd(int fd, bool rw, unsigned int *id, unsigned int *gen);
+/* The memfd of inode @id is mapped at @p: the daemon takes it (0). */
+int shim_mapf(void *p, size_t len, unsigned int id, unsigned int gen,
+	      off_t off, bool shared, int prot);
+struct dl_phdr_info;
+/* Does the agent run in this object (the shim, libc, the loader)? */
+bool shim_agent_runs_in(const struct dl_phdr_info *info);
+
+/* shim-text.c */
+/* Put the never-written segments of the loaded objects (the program's
+ * text and its libraries') in the daemon's page cache. */
+void shim_take_texts(void);
 
 /* shim-agent.c */
 /* Start the agent thread on shim.stack. Return 0 or -errno. */

@@ -4,7 +4,7 @@
 # are made in a directory of the test's own on the disk ($TMPDIR or
 # /var/tmp), where O_DIRECT works.
 set -u
-plan=16
+plan=17
 . "$top_srcdir/tests/daemon-lib.sh"
 STREAM="$top_builddir/examples/mmap-stream"
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-files.XXXXXX")
@@ -139,5 +139,10 @@ check "write-only file, directory, device, pipe: the kernel's answers" \
 $native"
 out=$(prun "$VERIFY" --mb 8 --file "$dir/after" fprivate 2>&1)
 check "and the daemon goes on serving files" $? "$out"
+i0=$(stat_of nr_inodes)
+out=$(prun python3 -c 'import sqlite3, decimal, json; print(sqlite3.connect(":memory:").execute("select 6*7").fetchone()[0])' 2>&1)
+i1=$(stat_of nr_inodes)
+check "libraries loaded at start and by dlopen come through the page cache ($((i1 - i0)) more inodes), python3 right ($out)" \
+	"$([ "$out" = 42 ] && [ $((i1 - i0)) -ge 3 ]; echo $?)" "$out"
 stop_daemon
 check "the daemon stopped cleanly" $?
