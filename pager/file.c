@@ -592,17 +592,19 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 
 		if (err == EAGAIN && cont.mapped <= 0)
 			return PGR_RETRY;
-		if (err == EEXIST || cont.mapped > 0) {
-			/* Some were mapped already: map the faulting one
-			 * alone; EEXIST there means it is in place. */
+		if (hi - lo > 1 || cont.mapped > 0) {
+			/* Part of the window was mapped already, or it
+			 * crosses a VMA boundary (ENOENT: a mprotect split
+			 * the mapping): the faulting page alone. */
 			cont.range = (struct uffdio_range){ slot_addr(r, off),
 							     PGR_PAGE };
 			lo = off;
 			hi = off + 1;
-			if (ioctl(c->uffd, UFFDIO_CONTINUE, &cont) &&
-			    errno != EEXIST)
-				return errno == EAGAIN ? PGR_RETRY : PGR_SERVED;
-		} else {
+			err = ioctl(c->uffd, UFFDIO_CONTINUE, &cont) ? errno : 0;
+			if (err == EAGAIN)
+				return PGR_RETRY;
+		}
+		if (err == EFAULT) {
 			/* Not in the memfd after all (the program punched it
 			 * with MADV_REMOVE): read it again. */
 			pgr_dbg("continue at 0x%llx in %d: %s",
@@ -610,6 +612,17 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 				strerror(err));
 			drop_page(p, fi, pg);
 			return file_miss(p, c, rid, off, write);
+		}
+		if (err && err != EEXIST) {
+			/* ENOENT: the page is no longer this userfaultfd's
+			 * (unmapped, moved, exec'd): its event is on the way.
+			 * Let the thread fault again on what is there now. */
+			pgr_dbg("continue at 0x%llx in %d: %s",
+				(unsigned long long)slot_addr(r, off), c->pid,
+				strerror(err));
+			pgr_wake(p, c, slot_addr(r, off),
+				 slot_addr(r, off) + PGR_PAGE);
+			return PGR_SERVED;
 		}
 	}
 	r = &p->regions[rid];
@@ -664,6 +677,8 @@ static int start_read(struct pgr *p, struct client *c, uint32_t ino,
 	*rec = (struct file_read){ .ino = ino, .first = first, .n = n,
 		.client = c && addr ? pgr_client_id(p, c) : PGR_NONE,
 		.addr = addr, .write = write};
+	pgr_dbg("read inode %lu pages %llu+%u%s", (unsigned long)fi->ino,
+		(unsigned long long)first, n, fi->direct ? " O_DIRECT" : "");
 	if (pgr_file_io(p, fi->fd, fi->map + first * PGR_PAGE, len,
 			(off_t)(first * PGR_PAGE), rec)) {
 		free(rec);
@@ -882,6 +897,9 @@ void pgr_file_read_done(struct pgr *p, void *arg, int res)
 {
 	struct file_read *rec = arg;
 	struct finode *fi = F(p, rec->ino);
+
+	pgr_dbg("read of inode %lu pages %llu+%u: %d", (unsigned long)fi->ino,
+		(unsigned long long)rec->first, rec->n, res);
 	uint64_t good = res > 0 ? ((uint64_t)res + PGR_PAGE - 1) / PGR_PAGE : 0;
 	bool shrank = false;
 

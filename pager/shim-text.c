@@ -13,8 +13,8 @@
  * the loader has relocated them. So do the objects the agent runs in: a
  * page of theirs being armed would make it wait for itself.
  *
- * $PAGER_SHIM_TEXT: 0 takes none, all takes the program's own executable
- * too; by default the libraries only.
+ * $PAGER_SHIM_TEXT: 0 takes none, libs only the libraries; by default
+ * the program's executable too.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -89,14 +89,11 @@ static int take_object(struct dl_phdr_info *info, size_t size, void *arg)
 	if (shim_agent_runs_in(info))
 		return 0;
 	if (!name || !*name) {
-		/* The program itself only when asked: with stress-ng's a
-		 * forked worker has been seen to hang on a read of its
-		 * text (not understood yet; docs/files.md). */
 		const char *mode = getenv("PAGER_SHIM_TEXT");
 
-		if (!mode || strcmp(mode, "all"))
+		if (mode && !strcmp(mode, "libs"))
 			return 0;
-		name = "/proc/self/exe";
+		name = "/proc/self/exe";	/* the program itself */
 	}
 	else if (name[0] != '/')
 		return 0;			/* the vDSO */
