@@ -314,7 +314,9 @@ static bool be_swap_drop(void *ctx, uint32_t i)
 	struct pgr *p = P(ctx);
 	struct dpage *d = &p->pages[i];
 
-	if (is_file(p, i) || d->swap == PGR_NONE || p->swap[d->swap].map > 1)
+	/* Not while it is being read from that slot. */
+	if (is_file(p, i) || d->swap == PGR_NONE || (d->flags & DP_READING) ||
+	    p->swap[d->swap].map > 1)
 		return false;
 	p->swap[d->swap].cache = PGR_NONE;
 	pgr_swap_put(p, d->swap);

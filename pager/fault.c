@@ -461,7 +461,7 @@ void pgr_swapin_done(struct pgr *p, uint32_t i, int res)
 		pgr_kill(p, c, "swap read failed");
 		return;
 	}
-	if (!(d->pol.flags & POL_PG_SWAPCACHE)) {
+	if (!(d->pol.flags & POL_PG_SWAPCACHE) && d->swap != PGR_NONE) {
 		/* Read for a write, or swap is filling up: free the slot. */
 		p->swap[d->swap].cache = PGR_NONE;
 		pgr_swap_put(p, d->swap);

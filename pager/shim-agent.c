@@ -15,9 +15,14 @@
  *
  * The agent runs on a stack the pager never adopts and uses only static
  * buffers in the shim's data (excluded too) and raw system calls, so no
- * page it touches can ever be waiting for the daemon.
+ * page it touches can ever be waiting for the daemon. But its madvise
+ * waits until the daemon has read the REMOVE event it raised: if the
+ * daemon dies then, the agent waits for ever. So a second thread, the
+ * watchdog, only polls the connection for the daemon's end (POLLRDHUP,
+ * which consumes nothing) and stops the process too.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -121,16 +126,45 @@ static void *agent(void *arg)
 	return NULL;
 }
 
-int shim_agent_start(void)
+static void *watchdog(void *arg)
+{
+	struct pollfd pfd = { .fd = shim.agent_fd, .events = POLLRDHUP };
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		pfd.revents = 0;
+		if (poll(&pfd, 1, -1) > 0 &&
+		    (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)))
+			fail_stop();
+	}
+	return NULL;
+}
+
+/* A thread on [stack, stack + len) of the shim's own stack memory. */
+static int start(void *(*fn)(void *), char *stack, size_t len)
 {
 	pthread_attr_t attr;
 	pthread_t t;
 	int err;
 
 	pthread_attr_init(&attr);
-	pthread_attr_setstack(&attr, shim.stack, SHIM_STACK);
+	pthread_attr_setstack(&attr, stack, len);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&t, &attr, agent, NULL);
+	err = pthread_create(&t, &attr, fn, NULL);
 	pthread_attr_destroy(&attr);
 	return -err;
+}
+
+int shim_agent_start(void)
+{
+	/* The agent gets three quarters of the stack memory, the
+	 * watchdog the last. */
+	int err = start(agent, shim.stack, SHIM_STACK / 4 * 3);
+
+	if (!err)
+		err = start(watchdog, shim.stack + SHIM_STACK / 4 * 3,
+			    SHIM_STACK / 4);
+	return err;
 }

@@ -1,0 +1,87 @@
+#!/bin/sh
+# make soak: mixed self-verifying workloads (anon, files, fork, threads)
+# against one daemon with a tight budget, while tunables are flipped at
+# random, for SOAK_SECONDS (600). Prints the mismatches (must be 0), the
+# faults served, the evictions and the OOM kills; exits 1 on a mismatch
+# or a workload that failed other than by the OOM killer.
+#
+#   PAGER=pager/pager VERIFY=examples/verify SOAK_SECONDS=600 sh tests/soak.sh
+set -u
+PAGER=${PAGER:-pager/pager}
+VERIFY=${VERIFY:-examples/verify}
+THRASH=${THRASH:-examples/thrash}
+secs=${SOAK_SECONDS:-600}
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-soak.XXXXXX")
+sock=$tmp/pager.sock
+trap 'kill $flipper $daemon 2>/dev/null; [ -n "${SOAK_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+
+"$PAGER" daemon --mem 48M --socket "$sock" --log "$tmp/daemon.log" &
+daemon=$!
+for _ in $(seq 100); do
+	"$PAGER" stat --socket "$sock" >/dev/null 2>&1 && break
+	sleep 0.05
+done
+
+flip() {	# random tunables, once a second
+	while :; do
+		case $(( $(od -An -N1 -tu1 /dev/urandom) % 6 )) in
+		0) kv="use_once_mapped=$(shuf -n1 -e on off)" ;;
+		1) kv="refault_scan_anon=$(shuf -n1 -e on off)" ;;
+		2) kv="vm.swappiness=$(shuf -n1 -e 0 10 60 100 200)" ;;
+		3) kv="read_ahead_kb=$(shuf -n1 -e 0 4 128 1024)" ;;
+		4) kv="fault_around_bytes=$(shuf -n1 -e 4096 65536 262144)" ;;
+		5) kv="vm.page-cluster=$(shuf -n1 -e 0 3 6)" ;;
+		esac
+		"$PAGER" set --socket "$sock" "$kv" >/dev/null 2>&1
+		sleep 1
+	done
+}
+flip &
+flipper=$!
+
+run() {	# NAME CMD...: one workload, its output kept
+	name=$1
+	shift
+	timeout -k 5 300 "$PAGER" run --socket "$sock" -- "$@" \
+		>"$tmp/$name.$$.$(date +%s%N).out" 2>&1
+	echo $? >>"$tmp/$name.status"
+}
+
+end=$(( $(date +%s) + secs ))
+round=0
+while [ "$(date +%s)" -lt "$end" ] && kill -0 "$daemon" 2>/dev/null; do
+	round=$((round + 1))
+	run anon "$VERIFY" --mb 64 --seed $round passes threads fork mremap &
+	run files "$VERIFY" --mb 48 --seed $round --file "$tmp/f$round" \
+		fshared fprivate ftwo &
+	run pipe "$VERIFY" --mb 32 --seed $round dontneed munmap pipe &
+	if command -v stress-ng >/dev/null; then
+		run stress stress-ng --vm 2 --vm-bytes 32M --vm-method all \
+			--verify --timeout 10s &
+	fi
+	(cd "$tmp" && run thrash "$THRASH" 40 24 4) &
+	wait_for=$(jobs -p | grep -v -e "^$flipper\$" -e "^$daemon\$")
+	for j in $wait_for; do wait "$j"; done
+	rm -f "$tmp"/f"$round"*
+done
+
+bad=$(cat "$tmp"/*.out 2>/dev/null | awk '
+	/words wrong/ { for (i = 1; i <= NF; i++) if ($i == "words") n += $(i - 1); next }
+	/read wrong|mismatch|lost its|read [0-9]+, the file holds/ { n++; next }
+	/stress-ng/ && /fail/ && !/failed: 0/ { n++ }
+	END { print n + 0 }')
+failed=$(cat "$tmp"/*.status | awk '$1 != 0 && $1 != 137 { n++ } END { print n + 0 }')
+runs=$(cat "$tmp"/*.status | wc -l)
+stat=$("$PAGER" stat --socket "$sock" 2>/dev/null)
+v() { echo "$stat" | awk -v k="$1" '$1 == k { print $2 }'; }
+echo "soak: $secs s, $round rounds, $runs runs under one 48M daemon"
+echo "mismatches $bad"
+echo "runs_failed $failed (other than OOM kills)"
+echo "faults_served $(v pgfault)"
+echo "evictions $(( $(v pgsteal_anon)+0 + $(v pgsteal_file)+0 )) (anon $(v pgsteal_anon), file $(v pgsteal_file))"
+echo "pswpout $(v pswpout)"
+echo "oom_kills $(v oom_kill)"
+if ! kill -0 "$daemon" 2>/dev/null; then
+	echo "soak: the daemon died"; tail -5 "$tmp/daemon.log"; exit 1
+fi
+[ "$bad" = 0 ] && [ "$failed" = 0 ]
