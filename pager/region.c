@@ -278,6 +278,9 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 				p->pages[i].off = off;
 				p->pages[i].buf = PGR_NONE;
 				p->pages[i].swap = PGR_NONE;
+				/* A reused descriptor keeps no flag of its
+				 * past life (a file page's DP_FILE above all). */
+				p->pages[i].flags = 0;
 				p->regions[id].slot[off] = sl_of_page(i);
 				pol_page_add(p->pol, i, &how);
 				c->resident++;
