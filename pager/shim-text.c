@@ -13,8 +13,8 @@
  * the loader has relocated them. So do the objects the agent runs in: a
  * page of theirs being armed would make it wait for itself.
  *
- * $PAGER_SHIM_TEXT: 0 takes none, libs only the libraries; by default
- * the program's executable too.
+ * $PAGER_SHIM_TEXT: unset or 0 takes none (the default for now), libs
+ * only the libraries, anything else the program's executable too.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -117,9 +117,11 @@ static int take_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 void shim_take_texts(void)
 {
-	const char *off = getenv("PAGER_SHIM_TEXT");
+	const char *mode = getenv("PAGER_SHIM_TEXT");
 
-	if (!shim.on || !shim.files || (off && !strcmp(off, "0")))
+	/* Opt-in for now: with it on, concurrent forking clients have
+	 * crashed the daemon (a page buffer put twice); not found yet. */
+	if (!shim.on || !shim.files || !mode || !strcmp(mode, "0"))
 		return;
 	pthread_mutex_lock(&shim.sync_lock);
 	dl_iterate_phdr(take_object, NULL);
