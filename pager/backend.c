@@ -142,7 +142,9 @@ int pgr_arm(struct pgr *p, uint32_t i)
 
 	if (!c->conn || !c->agent_ready)
 		return -EAGAIN;		/* no agent to drop it */
-	buf = pgr_buf_get(p);
+	/* Still holding the buffer of a write-out in flight (it was mapped
+	 * again meanwhile): the copy goes there again. */
+	buf = d->buf != PGR_NONE ? d->buf : pgr_buf_get(p);
 	if (buf == PGR_NONE)
 		return -EAGAIN;
 	d->buf = buf;
@@ -269,8 +271,17 @@ void pgr_writeout_done(struct pgr *p, uint32_t i, int res)
 		pgr_err("swap write of slot %u failed: %s", d->swap,
 			res < 0 ? strerror(-res) : "short write");
 	pol_writeback_done(p->pol, i, res == PGR_PAGE);
-	if (d->region == PGR_NONE)
+	if (d->region == PGR_NONE) {
 		pgr_page_free(p, i);	/* its owner went during the I/O */
+		return;
+	}
+	/* Mapped again while it was written: the buffer kept for the
+	 * write goes back now. */
+	if (d->buf != PGR_NONE &&
+	    !(*page_slot(p, i) & (SL_ARMING | SL_ARMED))) {
+		pgr_buf_put(p, d->buf);
+		d->buf = PGR_NONE;
+	}
 }
 
 static int be_evict(void *ctx, uint32_t i, uint64_t shadow)
@@ -556,8 +567,10 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 		if (!pgr_page_clean_cached(p, i))
 			ioctl(c->uffd, UFFDIO_WRITEPROTECT, &wp);
 		*slot = s & ~(uint64_t)SL_ARMING;
-		pgr_buf_put(p, p->pages[i].buf);
-		p->pages[i].buf = PGR_NONE;
+		if (!(p->pages[i].pol.flags & POL_PG_WRITEBACK)) {
+			pgr_buf_put(p, p->pages[i].buf);
+			p->pages[i].buf = PGR_NONE;
+		}
 	}
 }
 

@@ -276,8 +276,12 @@ static enum pgr_served armed_refault(struct pgr *p, struct client *c,
 		return err == -EAGAIN ? PGR_RETRY : PGR_SERVED;
 	r = &p->regions[rid];
 	r->slot[off] &= ~(uint64_t)SL_ARMED;
-	pgr_buf_put(p, p->pages[i].buf);
-	p->pages[i].buf = PGR_NONE;
+	/* A write-out may still be reading the buffer: it is given back
+	 * when that completes (pgr_writeout_done()). */
+	if (!(p->pages[i].pol.flags & POL_PG_WRITEBACK)) {
+		pgr_buf_put(p, p->pages[i].buf);
+		p->pages[i].buf = PGR_NONE;
+	}
 	if (p->pages[i].flags & DP_RA) {
 		/* A readahead hit: a minor fault, and a wider window. */
 		pol_count(p->pol, c->group, POL_SWAP_RA_HIT, 1);
