@@ -142,6 +142,10 @@ int pgr_arm(struct pgr *p, uint32_t i)
 
 	if (!c->conn || !c->agent_ready)
 		return -EAGAIN;		/* no agent to drop it */
+	/* Once per page: a second request for it would count the agent's
+	 * own second REMOVE as the program's and free the page. */
+	if (*page_slot(p, i) & (SL_ARMING | SL_ARMED | SL_READING))
+		return -EAGAIN;
 	/* Still holding the buffer of a write-out in flight (it was mapped
 	 * again meanwhile): the copy goes there again. */
 	buf = d->buf != PGR_NONE ? d->buf : pgr_buf_get(p);
