@@ -127,18 +127,6 @@ static int vcall(int fd, struct wire *w, const int *fds, int nfds,
 	return n;
 }
 
-static int call(int fd, struct wire *w, const int *fds, int nfds,
-		const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vcall(fd, w, fds, nfds, NULL, NULL, fmt, ap);
-	va_end(ap);
-	return n;
-}
-
 static int call_lines(int fd, struct wire *w, const int *fds, int nfds,
 		      void (*each)(const char *s, void *arg), void *arg,
 		      const char *fmt, ...)
@@ -151,6 +139,10 @@ static int call_lines(int fd, struct wire *w, const int *fds, int nfds,
 	va_end(ap);
 	return n;
 }
+
+/* A request whose answer has no data lines. */
+#define call(fd, w, fds, nfds, ...) \
+	call_lines(fd, w, fds, nfds, NULL, NULL, __VA_ARGS__)
 
 static struct wire hello_wire;	/* used before the agent starts */
 
@@ -419,8 +411,7 @@ int shim_mapf(void *p, size_t len, unsigned int id, unsigned int gen,
 		 (unsigned long)(uintptr_t)p, (unsigned long)len, id, gen,
 		 (unsigned long long)(off / 4096), (shared ? 1 : 0) |
 		 ((prot & PROT_WRITE) ? 2 : 0) | ((prot & PROT_EXEC) ? 4 : 0));
-	err = call_lines(shim.sync_fd, &sync_wire, NULL, 0, NULL, NULL, "%s",
-			 line);
+	err = call(shim.sync_fd, &sync_wire, NULL, 0, "%s", line);
 	sync_broken(err);
 	return err;
 }

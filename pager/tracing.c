@@ -11,6 +11,7 @@
  * ftrace's ring buffer overwrites.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,13 @@ void pgr_trace_drop(struct pgr *p, struct conn *c)
 	}
 }
 
+/* The kernel's reclaim_flags for a file or an anon LRU. */
+static const char *wb_flags(bool file)
+{
+	return file ? "RECLAIM_WB_FILE|RECLAIM_WB_ASYNC" :
+		      "RECLAIM_WB_ANON|RECLAIM_WB_ASYNC";
+}
+
 /* The fields after "name: ", as the kernel's TP_printk() has them (node
  * 0, order 0), with the group the event concerns. */
 static int fields(struct pgr *p, const struct pol_event *ev, char *s,
@@ -143,9 +151,8 @@ static int fields(struct pgr *p, const struct pol_event *ev, char *s,
 				(unsigned long long)ev->nr[1],
 				(unsigned long long)ev->nr[3],
 				(unsigned long long)ev->nr[2], ev->priority,
-				ev->lru >= POL_LRU_INACTIVE_FILE ?
-				"RECLAIM_WB_FILE|RECLAIM_WB_ASYNC" :
-				"RECLAIM_WB_ANON|RECLAIM_WB_ASYNC", memcg);
+				wb_flags(ev->lru >= POL_LRU_INACTIVE_FILE),
+				memcg);
 	case POL_EV_SHRINK_ACTIVE:
 		return snprintf(s, len, "nid=0 nr_taken=%llu nr_active=%llu "
 				"nr_deactivated=%llu nr_referenced=%llu "
@@ -154,13 +161,11 @@ static int fields(struct pgr *p, const struct pol_event *ev, char *s,
 				(unsigned long long)(ev->nr[0] - ev->nr[2]),
 				(unsigned long long)ev->nr[2],
 				(unsigned long long)ev->nr[1], ev->priority,
-				ev->lru >= POL_LRU_INACTIVE_FILE ?
-				"RECLAIM_WB_FILE|RECLAIM_WB_ASYNC" :
-				"RECLAIM_WB_ANON|RECLAIM_WB_ASYNC", memcg);
+				wb_flags(ev->lru >= POL_LRU_INACTIVE_FILE),
+				memcg);
 	case POL_EV_WRITEPAGE:
 		return snprintf(s, len, "page=%u flags=%s memcg=%s", ev->page,
-				ev->nr[0] ? "RECLAIM_WB_FILE|RECLAIM_WB_ASYNC" :
-				"RECLAIM_WB_ANON|RECLAIM_WB_ASYNC", memcg);
+				wb_flags(ev->nr[0]), memcg);
 	case POL_EV_REFAULT:
 	case POL_EV_ACTIVATE:
 		return snprintf(s, len, "page=%u distance=%llu memcg=%s",

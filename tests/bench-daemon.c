@@ -153,6 +153,9 @@ struct handler {
 	char *src;
 };
 
+/* The floors' handler thread: each missing fault answered with
+ * UFFDIO_COPY of @src, or (src NULL) each minor fault with
+ * UFFDIO_CONTINUE of the page already cached. */
 static void *handle(void *arg)
 {
 	struct handler *h = arg;
@@ -167,14 +170,18 @@ static void *handle(void *arg)
 			return NULL;
 		}
 		for (ssize_t i = 0; i < n / (ssize_t)sizeof(m[0]); i++) {
-			struct uffdio_copy c = {
-				.dst = m[i].arg.pagefault.address & ~(PG - 1),
-				.src = (uintptr_t)h->src, .len = PG,
-			};
+			uint64_t a = m[i].arg.pagefault.address & ~(PG - 1);
+			struct uffdio_copy c = { .dst = a, .len = PG,
+						 .src = (uintptr_t)h->src };
+			struct uffdio_continue k = { .range = { a, PG } };
+			int err;
 
-			if (m[i].event == UFFD_EVENT_PAGEFAULT &&
-			    ioctl(h->fd, UFFDIO_COPY, &c) && errno != EEXIST)
-				die("UFFDIO_COPY");
+			if (m[i].event != UFFD_EVENT_PAGEFAULT)
+				continue;
+			err = h->src ? ioctl(h->fd, UFFDIO_COPY, &c) :
+				       ioctl(h->fd, UFFDIO_CONTINUE, &k);
+			if (err && errno != EEXIST)
+				die(h->src ? "UFFDIO_COPY" : "UFFDIO_CONTINUE");
 		}
 	}
 }
@@ -212,33 +219,6 @@ static double uffd_floor(void)
 	return per;
 }
 
-static void *handle_minor(void *arg)
-{
-	struct handler *h = arg;
-	struct uffd_msg m[16];
-
-	for (;;) {
-		ssize_t n = read(h->fd, m, sizeof(m));
-
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			return NULL;
-		}
-		for (ssize_t i = 0; i < n / (ssize_t)sizeof(m[0]); i++) {
-			struct uffdio_continue c = {
-				.range = { m[i].arg.pagefault.address &
-					   ~(PG - 1), PG },
-			};
-
-			if (m[i].event == UFFD_EVENT_PAGEFAULT &&
-			    ioctl(h->fd, UFFDIO_CONTINUE, &c) &&
-			    errno != EEXIST)
-				die("UFFDIO_CONTINUE");
-		}
-	}
-}
-
 /* A MINOR fault on a cached memfd page answered with UFFDIO_CONTINUE by a
  * handler thread: mean seconds, or negative if not available. */
 static double minor_floor(void)
@@ -260,6 +240,7 @@ static double minor_floor(void)
 	if (fill == MAP_FAILED || base == MAP_FAILED)
 		return -1;
 	memset(fill, 3, FAULTS * PG);
+	h.src = NULL;		/* cached: UFFDIO_CONTINUE */
 	h.fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
 	if (h.fd < 0 || ioctl(h.fd, UFFDIO_API, &api))
 		return -1;
@@ -269,7 +250,7 @@ static double minor_floor(void)
 	};
 	if (ioctl(h.fd, UFFDIO_REGISTER, &reg))
 		return -1;
-	pthread_create(&t, NULL, handle_minor, &h);
+	pthread_create(&t, NULL, handle, &h);
 	per = touch_random(base, FAULTS);
 	close(h.fd);
 	pthread_cancel(t);
