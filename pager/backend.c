@@ -227,6 +227,9 @@ static int be_unmap(void *ctx, uint32_t i)
 		return -EAGAIN;
 	if (is_file(p, i))
 		return pgr_file_unmap(p, i);
+	/* Not while a swap read fills its buffer. */
+	if (*page_slot(p, i) & SL_READING)
+		return -EAGAIN;
 	return (*page_slot(p, i) & (SL_ARMING | SL_ARMED)) ? 0 : -EAGAIN;
 }
 
@@ -302,7 +305,8 @@ static int be_evict(void *ctx, uint32_t i, uint64_t shadow)
 	c = page_client(p, i);
 	slot = page_slot(p, i);
 
-	if (!(*slot & SL_ARMED) || d->swap == PGR_NONE)
+	if (!(*slot & SL_ARMED) || (*slot & SL_READING) ||
+	    (d->flags & DP_READING) || d->swap == PGR_NONE)
 		return -EBUSY;
 	/* The swap cache's reference becomes the region slot's. */
 	p->swap[d->swap].cache = PGR_NONE;
@@ -401,8 +405,11 @@ static void unarm(struct pgr *p, struct client *c, uint64_t addr, bool wp)
 		ioctl(c->uffd, UFFDIO_WRITEPROTECT, &u);
 	*page_slot(p, i) &= ~(uint64_t)SL_ARMING;
 	p->pages[i].flags &= (uint8_t)~DP_COPYING;
-	pgr_buf_put(p, p->pages[i].buf);
-	p->pages[i].buf = PGR_NONE;
+	/* A write-out still reading the buffer gives it back itself. */
+	if (!(p->pages[i].pol.flags & POL_PG_WRITEBACK)) {
+		pgr_buf_put(p, p->pages[i].buf);
+		p->pages[i].buf = PGR_NONE;
+	}
 }
 
 /* Keep @a for the agent's request, merging runs. */

@@ -35,6 +35,10 @@ static enum verdict legacy_verdict(struct pol_page *p,
 	bool had_ref = p->flags & POL_PG_REFERENCED;
 	uint32_t ref = r->young + had_ref;
 
+	/* A page the rmap walk could not take (locked, I/O under way) is
+	 * kept, as trylock_page() failing kept it then. */
+	if (r->contended)
+		return V_KEEP;
 	p->flags &= ~POL_PG_REFERENCED;
 	if (ref && pol__in_use(p, r))
 		return V_ACTIVATE;

@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=23
+plan=24
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -32,6 +32,12 @@ done
 out=$(prun "$VERIFY" --mb 32 --threads 8 \
 	--passes 3 threads 2>&1)
 check "verify threads with 8 threads" $? "$out"
+# The 2.6.33 reference test (seed 001 off) once reclaimed pages whose swap
+# read was under way: their buffer went to other pages' data.
+"$PAGER" set --socket "$sock" use_once_mapped=off >/dev/null
+out=$(prun "$VERIFY" --mb 32 passes threads fork 2>&1)
+check "verify with use_once_mapped=off: every word right" $? "$out"
+"$PAGER" set --socket "$sock" use_once_mapped=on >/dev/null
 prun "$VERIFY" --mb 32 fork > "$tmp/two.out" 2>&1 &
 two=$!
 out=$(prun "$VERIFY" --mb 32 --threads 4 threads fork 2>&1)

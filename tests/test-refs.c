@@ -70,6 +70,8 @@ static const struct row rows[] = {
 	  "2.6.33: a young anon page is activated" },
 	{ "use_once_mapped=off", F, 0, 0, 0, 0, 1, 1, 0, V_RECLAIM, 0,
 	  "2.6.33: unreferenced: reclaim" },
+	{ "use_once_mapped=off", A, 1, 0, 0, 0, 1, 0, 1, V_KEEP, 1,
+	  "2.6.33: page locked (swap read under way): kept as it is" },
 };
 
 static void apply(struct pol *pol, const char *sets)
