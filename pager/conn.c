@@ -275,6 +275,22 @@ static void on_conn(uv_poll_t *h, int status, int events)
 	pgr_background(p);
 }
 
+struct conn *pgr_conn_open(struct pgr *p, int fd, pid_t peer)
+{
+	struct conn *c = pgr_xcalloc(1, sizeof(*c));
+
+	c->p = p;
+	c->out_tail = &c->out;
+	c->peer = peer;
+	wire_init(&c->w, fd);
+	c->next = p->conns;
+	p->conns = c;
+	uv_poll_init(p->loop, &c->poll, fd);
+	c->poll.data = c;
+	uv_poll_start(&c->poll, UV_READABLE | UV_DISCONNECT, on_conn);
+	return c;
+}
+
 static void on_listen(uv_poll_t *h, int status, int events)
 {
 	struct pgr *p = h->data;
@@ -282,7 +298,6 @@ static void on_listen(uv_poll_t *h, int status, int events)
 	for (;;) {
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
-		struct conn *c;
 		int fd = accept4(p->listen_fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
@@ -295,16 +310,7 @@ static void on_listen(uv_poll_t *h, int status, int events)
 			close(fd);
 			continue;
 		}
-		c = pgr_xcalloc(1, sizeof(*c));
-		c->p = p;
-		c->out_tail = &c->out;
-		c->peer = cred.pid;
-		wire_init(&c->w, fd);
-		c->next = p->conns;
-		p->conns = c;
-		uv_poll_init(p->loop, &c->poll, fd);
-		c->poll.data = c;
-		uv_poll_start(&c->poll, UV_READABLE | UV_DISCONNECT, on_conn);
+		pgr_conn_open(p, fd, cred.pid);
 	}
 }
 

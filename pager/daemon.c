@@ -3,7 +3,8 @@
  * daemon.c - the pager daemon: wiring, the loop, and stopping.
  *
  *   setup:  policy over budget descriptors, page buffers, swap file,
- *           io_uring, control socket, signals, a 100 ms tick
+ *           io_uring, control socket, signals, a 100 ms tick; then it
+ *           confines itself (confine.c)
  *   loop:   uffd readable   -> fault.c
  *           socket readable -> conn.c / ctl.c
  *           ring eventfd    -> swap.c (completions)
@@ -202,19 +203,16 @@ static void teardown(struct pgr *p)
 		munmap(p->arena, (size_t)p->o.budget * PGR_PAGE);
 }
 
-int pgr_daemon_run(const struct pgr_opts *o)
+struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 {
 	struct pgr *p = pgr_xcalloc(1, sizeof(*p));
-	uv_loop_t loop;
 	int err;
 
 	p->o = *o;
 	p->listen_fd = -1;
 	p->swap_fd = -1;
-	signal(SIGPIPE, SIG_IGN);
-	uv_loop_init(&loop);
-	loop.data = p;
-	p->loop = &loop;
+	loop->data = p;
+	p->loop = loop;
 	uv_timer_init(p->loop, &p->tick);
 	uv_timer_init(p->loop, &p->soon);
 	uv_timer_init(p->loop, &p->retry);
@@ -227,7 +225,7 @@ int pgr_daemon_run(const struct pgr_opts *o)
 		err = pgr_swap_open(p);
 	if (!err)
 		err = pgr_ring_open(p);
-	if (!err)
+	if (!err && o->socket_path)
 		err = pgr_listen(p);
 	if (!err && o->record) {
 		err = pgr_record_open(p, o->record);
@@ -236,9 +234,32 @@ int pgr_daemon_run(const struct pgr_opts *o)
 			pgr_rec(p, "# started with --set %s", o->sets[k]);
 	}
 	if (err) {
-		teardown(p);
+		pgr_daemon_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void pgr_daemon_free(struct pgr *p)
+{
+	teardown(p);
+	free(p);
+}
+
+int pgr_daemon_run(const struct pgr_opts *o)
+{
+	struct pgr *p;
+	uv_loop_t loop;
+
+	signal(SIGPIPE, SIG_IGN);
+	uv_loop_init(&loop);
+	p = pgr_daemon_new(o, &loop);
+	if (p && pgr_confine()) {
+		pgr_daemon_free(p);
+		p = NULL;
+	}
+	if (!p) {
 		uv_loop_close(&loop);
-		free(p);
 		return 1;
 	}
 	uv_signal_start(&p->sigterm, on_signal, SIGTERM);
@@ -256,8 +277,7 @@ int pgr_daemon_run(const struct pgr_opts *o)
 		close(o->ready_fd);
 	}
 	uv_run(p->loop, UV_RUN_DEFAULT);
-	teardown(p);
+	pgr_daemon_free(p);
 	uv_loop_close(&loop);
-	free(p);
 	return 0;
 }

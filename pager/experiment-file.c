@@ -124,6 +124,7 @@ static int config(struct parse *ps, struct experiment *e, char *v)
 	c = &e->configs[e->nr_configs];
 	memset(c, 0, sizeof(*c));
 	strcpy(c->name, name);
+	e->nr_configs++;	/* counted now, so a failure frees its sets */
 	while ((kv = strtok(NULL, " \t"))) {
 		if (!strchr(kv, '=') || kv[0] == '=')
 			return fail(ps, "config %s: '%s' is not KEY=VALUE",
@@ -133,7 +134,6 @@ static int config(struct parse *ps, struct experiment *e, char *v)
 				    EXP_MAX_SETS);
 		c->sets[c->nr_sets++] = pgr_xstrdup(kv);
 	}
-	e->nr_configs++;
 	return 0;
 }
 
@@ -234,18 +234,29 @@ static int line(struct parse *ps, struct experiment *e, char *s)
 
 int exp_parse(const char *path, struct experiment *e, char *err, size_t len)
 {
-	struct parse ps = { .path = path, .err = err, .len = len };
 	FILE *f = fopen(path, "re");
+	int rc;
+
+	if (!f) {
+		memset(e, 0, sizeof(*e));
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = exp_parse_stream(f, path, e, err, len);
+	fclose(f);
+	return rc;
+}
+
+int exp_parse_stream(FILE *f, const char *path, struct experiment *e,
+		     char *err, size_t len)
+{
+	struct parse ps = { .path = path, .err = err, .len = len };
 	char buf[2048];
 	int rc = 0;
 
 	memset(e, 0, sizeof(*e));
 	e->repeat = 1;
 	e->timeout_s = 1800;
-	if (!f) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	while (!rc && fgets(buf, sizeof(buf), f)) {
 		ps.line++;
 		if (!strchr(buf, '\n') && !feof(f))
@@ -253,7 +264,6 @@ int exp_parse(const char *path, struct experiment *e, char *err, size_t len)
 		else
 			rc = line(&ps, e, buf);
 	}
-	fclose(f);
 	ps.line++;
 	if (!rc && !e->workload[0])
 		rc = fail(&ps, "no workload line");

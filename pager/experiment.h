@@ -7,6 +7,7 @@
 #define PGR_EXPERIMENT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #define EXP_MAX_CONFIGS	16
@@ -49,6 +50,9 @@ struct experiment {
 
 /* Parse @path; on error, "FILE:LINE: reason" in @err and -1. */
 int exp_parse(const char *path, struct experiment *e, char *err, size_t len);
+/* The same from an open stream, @path naming it in errors. */
+int exp_parse_stream(FILE *f, const char *path, struct experiment *e,
+		     char *err, size_t len);
 void exp_release(struct experiment *e);
 
 /* One value: a figure or a counter, of one run. */

@@ -465,6 +465,14 @@ void pgr_swapin_done(struct pgr *p, uint32_t i, int res)
 		pgr_kill(p, c, "swap read failed");
 		return;
 	}
+	if (!pgr_swap_verify(p, d->swap, pgr_buf(p, d->buf))) {
+		pgr_err("swap slot %u of process %d does not hold what was "
+			"written to it (checksum mismatch: the swap file was "
+			"changed under the pager?): killing it", d->swap,
+			c->pid);
+		pgr_kill(p, c, "swap checksum mismatch");
+		return;
+	}
 	if (!(d->pol.flags & POL_PG_SWAPCACHE) && d->swap != PGR_NONE) {
 		/* Read for a write, or swap is filling up: free the slot. */
 		p->swap[d->swap].cache = PGR_NONE;

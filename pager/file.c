@@ -183,6 +183,13 @@ static bool forget(struct pgr *p, uint32_t ino)
 	return true;
 }
 
+void pgr_files_drop_unused(struct pgr *p)
+{
+	for (uint32_t ino = 0; ino < p->nr_files_max; ino++)
+		if (p->files[ino].used && !p->files[ino].nr_mappers)
+			forget(p, ino);
+}
+
 /* Make the cache @pages long (the file's size changed). */
 static int resize(struct pgr *p, struct finode *fi, uint64_t size)
 {

@@ -27,6 +27,11 @@
  *                       the inode shrinker runs, and a file that still
  *                       does not fit is left to the kernel (passthrough).
  *                       At most what the descriptor limit allows
+ *   vm.drop_caches      (/proc/sys/vm/drop_caches) writing 1, 2 or 3
+ *                       drops every cached file no process maps: its
+ *                       pages, shadows and memfd (the kernel's 1 would
+ *                       also drop the unmapped pages of mapped files).
+ *                       Reads 0
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +51,7 @@ static const struct knob knobs[] = {
 	{ "fault_spin_us", 0, 1000, 50 },
 	{ "read_ahead_kb", 0, 65536, 0 },
 	{ "max_cached_inodes", 1, 65536, 4096 },
+	{ "vm.drop_caches", 0, 3, 0 },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -74,6 +80,10 @@ static void apply(struct pgr *p, unsigned int k, uint64_t v)
 		p->max_cached_inodes = (uint32_t)(v < p->inode_fd_cap ? v :
 						  p->inode_fd_cap);
 		break;
+	case 5:
+		if (v)
+			pgr_files_drop_unused(p);
+		break;
 	}
 }
 
@@ -88,6 +98,8 @@ static uint64_t value(const struct pgr *p, unsigned int k)
 		return (uint64_t)p->read_ahead_pages * 4;
 	case 4:
 		return p->max_cached_inodes;
+	case 5:
+		return 0;
 	default:
 		return p->spin_us;
 	}

@@ -225,6 +225,7 @@ struct swap_rec {
 	uint32_t map;		/* references: region slots + swap cache */
 	uint32_t cache;		/* page holding it as swap cache, or NONE */
 	uint64_t shadow;	/* shadow of its evicted page, 0: none */
+	uint64_t sum;		/* checksum of what was written to it */
 };
 
 struct pgr_opts {
@@ -321,8 +322,16 @@ struct pgr {
 	size_t nr_tracers, cap_tracers;
 };
 
+/* confine.c */
+/* After setup: capabilities cut, no_new_privs, a seccomp allowlist. */
+int pgr_confine(void);
+
 /* daemon.c */
 int pgr_daemon_run(const struct pgr_opts *o);
+/* Set up a daemon on @loop without running it (socket_path NULL: no
+ * listener; the fuzzer's way in), and take it down. */
+struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop);
+void pgr_daemon_free(struct pgr *p);
 void pgr_stop(struct pgr *p);
 /* Run kswapd if the policy woke it, then send the agents' batches. */
 void pgr_background(struct pgr *p);
@@ -413,6 +422,8 @@ void pgr_writeout_done(struct pgr *p, uint32_t page, int res);
 /* file.c: file pages in the pager's page cache */
 int pgr_files_init(struct pgr *p);
 void pgr_files_release(struct pgr *p);
+/* vm.drop_caches: forget every cached file no client maps. */
+void pgr_files_drop_unused(struct pgr *p);
 /* The inode cache entry for the regular file @fd, created or refreshed;
  * its index, or -errno (*why says why). */
 int pgr_file_get(struct pgr *p, struct client *c, int fd, bool writable,
@@ -458,6 +469,8 @@ uint32_t pgr_swap_alloc(struct pgr *p);
 void pgr_swap_put(struct pgr *p, uint32_t slot);
 /* vm_swap_full(): more than half the slots used. */
 bool pgr_swap_half_full(const struct pgr *p);
+/* Does @buf, read from @slot, hold what was written there? */
+bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf);
 /* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
  * submitted before the loop next waits. */
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
@@ -513,6 +526,8 @@ void pgr_trace_flush(struct pgr *p);
 
 /* conn.c */
 int pgr_listen(struct pgr *p);
+/* Serve the control protocol on connected socket @fd (peer: its pid). */
+struct conn *pgr_conn_open(struct pgr *p, int fd, pid_t peer);
 void pgr_conns_close(struct pgr *p);
 /* Send a line (a newline is added); on failure the connection closes. */
 int pgr_conn_send(struct conn *c, const char *line);

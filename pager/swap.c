@@ -6,8 +6,11 @@
  *
  * Each slot has a record: how many references it has (region slots that
  * point at it, plus the swap cache: a resident page still holding a copy),
- * which resident page holds it, and the shadow entry of the page evicted
- * to it. A slot is free when its references reach zero.
+ * which resident page holds it, the shadow entry of the page evicted
+ * to it, and the checksum of what was written, verified when it is read
+ * back: a swap file changed under the pager (or a write the device lost)
+ * ends the client instead of handing it someone else's data. A slot is
+ * free when its references reach zero.
  *
  * I/O completions arrive on the ring; an eventfd registered with the ring
  * wakes the libuv loop, which reaps them and hands each to its owner:
@@ -84,7 +87,7 @@ uint32_t pgr_swap_alloc(struct pgr *p)
 	if (!p->nr_swap_free)
 		return PGR_NONE;
 	s = p->swap_free[--p->nr_swap_free];
-	p->swap[s] = (struct swap_rec){ 0, PGR_NONE, 0 };
+	p->swap[s] = (struct swap_rec){ 0, PGR_NONE, 0, 0 };
 	p->swap_used++;
 	return s;
 }
@@ -106,6 +109,28 @@ void pgr_swap_put(struct pgr *p, uint32_t s)
 	r->shadow = 0;
 	p->swap_free[p->nr_swap_free++] = s;
 	p->swap_used--;
+}
+
+/* A 64-bit checksum of a page: four multiply-xorshift lanes, so the
+ * loop runs at memory speed (~0.2 us a page), next to a ~40 us read. */
+static uint64_t page_sum(const char *page)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h[4] = { 1, 2, 3, 4 }, w[4];
+
+	for (size_t o = 0; o < PGR_PAGE; o += sizeof(w)) {
+		memcpy(w, page + o, sizeof(w));
+		for (int l = 0; l < 4; l++) {
+			h[l] = (h[l] ^ w[l]) * k;
+			h[l] ^= h[l] >> 29;
+		}
+	}
+	return (h[0] ^ (h[1] * 3) ^ (h[2] * 5) ^ (h[3] * 7)) * k;
+}
+
+bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf)
+{
+	return page_sum(buf) == p->swap[slot].sum;
 }
 
 /* ---- io_uring --------------------------------------------------------- */
@@ -245,10 +270,12 @@ int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write)
 		if (!sqe)
 			return -EBUSY;
 	}
-	if (write)
+	if (write) {
+		p->swap[slot].sum = page_sum(buf);
 		io_uring_prep_write(sqe, p->swap_fd, buf, PGR_PAGE, off);
-	else
+	} else {
 		io_uring_prep_read(sqe, p->swap_fd, buf, PGR_PAGE, off);
+	}
 	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)((uint64_t)page << 2 |
 		(write ? IO_SWAP_WRITE : IO_SWAP_READ)));
 	p->inflight++;

@@ -1,0 +1,135 @@
+#!/bin/sh
+# Hardening (issue 6) on real processes: swap checksums, the daemon killed
+# at random moments, clients killed at random moments leaking nothing,
+# the daemon's confinement. Needs what daemon.sh needs; skips otherwise.
+set -u
+plan=4
+. "$top_srcdir/tests/daemon-lib.sh"
+
+# A python3 program that fills 32 MiB (each page holds its number), says
+# "filled", waits for a line on stdin, and counts the pages that changed.
+FILLER='
+import sys
+n = 32 << 20
+b = bytearray(n)
+for i in range(0, n, 4096):
+    b[i:i + 8] = (i // 4096).to_bytes(8, "little")
+print("filled", flush=True)
+sys.stdin.readline()
+bad = sum(1 for i in range(0, n, 4096)
+          if int.from_bytes(b[i:i + 8], "little") != i // 4096)
+print("pages wrong", bad, flush=True)'
+
+descendants() {	# PID: every process below it
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+
+wait_for() {	# FILE TEXT: up to 60 s
+	for _ in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ---- swap checksums ---------------------------------------------------------
+start_daemon 8M --swap "$tmp/swap" ||
+	skip_rest "the daemon did not start: $(tail -3 "$log")"
+st=$(grep -E '^(Seccomp|NoNewPrivs):' "/proc/$daemon_pid/status" | tr -s '\t\n' '  ')
+check "the running daemon is confined: $st" \
+	"$(echo "$st" | grep -q 'NoNewPrivs: 1 Seccomp: 2'; echo $?)" "$st"
+mkfifo "$tmp/in"
+prun python3 -c "$FILLER" <"$tmp/in" >"$tmp/filler.out" 2>&1 &
+filler=$!
+exec 3>"$tmp/in"
+wait_for "$tmp/filler.out" filled
+out=$(stat_of pswpout)
+# Every slot overwritten, as a careless dd onto the swap file would.
+size=$(stat -c %s "$tmp/swap")
+head -c "$size" /dev/urandom | dd of="$tmp/swap" conv=notrunc,fsync \
+	status=none
+echo go >&3
+exec 3>&-
+wait "$filler"
+rc=$?
+out="pswpout $out, exit $rc: $(cat "$tmp/filler.out")"
+check "a swap file changed under the pager: the client is killed with the reason, never handed the wrong data" \
+	"$([ "$rc" = 137 ] && grep -q "checksum mismatch" "$tmp/filler.out" &&
+	   ! grep -q "pages wrong" "$tmp/filler.out" &&
+	   "$PAGER" stat --socket "$sock" >/dev/null; echo $?)" "$out"
+stop_daemon
+
+# ---- clients killed at random moments leak nothing --------------------------
+start_daemon 16M || skip_rest "the daemon did not start"
+idle_fds=$(ls "/proc/$daemon_pid/fd" | wc -l)
+kills=0
+for k in $(seq 12); do
+	case $((k % 4)) in
+	0) t="passes threads" ;;
+	1) t="fork" ;;
+	2) t="fshared fprivate ftwo" ;;
+	3) t="mremap dontneed munmap" ;;
+	esac
+	# shellcheck disable=SC2086
+	prun "$VERIFY" --mb 48 --file "$tmp/kf$k" $t >/dev/null 2>&1 &
+	run=$!
+	sleep "$(awk -v s="$k$$" 'BEGIN { srand(s); printf "%.2f", 0.3 + rand() * 2 }')"
+	# Only this run's: other tests may run verify at the same time.
+	victims=$(for d in $(descendants "$run"); do
+		[ "$(cat "/proc/$d/comm" 2>/dev/null)" = verify ] && echo "$d"
+	done)
+	[ -n "$victims" ] && kill -9 $victims && kills=$((kills + 1))
+	wait "$run"
+	rm -f "$tmp/kf$k"
+done
+for _ in $(seq 100); do
+	[ "$(stat_of clients)" = 0 ] && [ "$(stat_of nr_writeback)" = 0 ] && break
+	sleep 0.1
+done
+"$PAGER" set --socket "$sock" vm.drop_caches=3 >/dev/null
+st=$("$PAGER" stat --socket "$sock")
+v() { echo "$st" | awk -v k="$1" '$1 == k { print $2 }'; }
+fds=$(ls "/proc/$daemon_pid/fd" | wc -l)
+out="kills $kills; clients $(v clients) free $(v nr_free_pages)/$(v budget_pages) anon $(v nr_active_anon)+$(v nr_inactive_anon) file $(v nr_active_file)+$(v nr_inactive_file) swap_used $(v swap_used) inodes $(v nr_inodes) fds $fds (idle $idle_fds)"
+check "12 clients killed at random moments: pages, swap, memfds and descriptors back to idle ($out)" \
+	"$([ "$kills" -ge 8 ] && [ "$(v clients)" = 0 ] &&
+	   [ "$(v nr_free_pages)" = "$(v budget_pages)" ] &&
+	   [ "$(v nr_active_anon)$(v nr_inactive_anon)" = 00 ] &&
+	   [ "$(v nr_active_file)$(v nr_inactive_file)" = 00 ] &&
+	   [ "$(v swap_used)" = 0 ] && [ "$(v nr_inodes)" = 0 ] &&
+	   [ "$fds" -le "$idle_fds" ]; echo $?)" "$out"
+stop_daemon
+
+# ---- the daemon killed at random moments ------------------------------------
+# Each time: a client either finishes right or ends with the fail-stop
+# message; none reads zeros or another page's data.
+bad=0
+details=
+for k in $(seq 5); do
+	start_daemon 8M || { bad=$((bad + 1)); continue; }
+	prun "$VERIFY" --mb 32 --file "$tmp/df$k" passes fork fshared \
+		>"$tmp/death$k.out" 2>&1 &
+	run=$!
+	sleep "$(awk -v s="$k$$" 'BEGIN { srand(s); printf "%.2f", 0.2 + rand() * 3 }')"
+	kill -9 "$daemon_pid"
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=
+	wait "$run"
+	rc=$?
+	if grep -q "wrong\|lost\|read [0-9]*, the file" "$tmp/death$k.out" ||
+	   { [ "$rc" != 0 ] && ! grep -q "pager daemon is gone" "$tmp/death$k.out"; } ||
+	   { [ "$rc" = 0 ] && ! grep -q "all ok" "$tmp/death$k.out"; }; then
+		bad=$((bad + 1))
+		details="$details
+run $k (status $rc): $(tail -3 "$tmp/death$k.out")"
+	else
+		details="$details
+run $k: status $rc"
+	fi
+	rm -f "$tmp/df$k"
+done
+check "the daemon SIGKILLed at 5 random moments: each client finished right or stopped with the message" \
+	"$bad" "$details"
