@@ -188,8 +188,8 @@ static void stop_daemon(const char *sock, pid_t pid)
 /* Run the workload under the daemon at @sock; its output goes to @outp
  * and through the figure matcher. */
 static void run_workload(const struct ctx *x, const char *sock,
-			 const char *outp, const char *errp,
-			 struct exp_run *run)
+			 const char *config, const char *outp,
+			 const char *errp, struct exp_run *run)
 {
 	const struct experiment *e = x->e;
 	int pipefd[2], status = 0;
@@ -217,6 +217,7 @@ static void run_workload(const struct ctx *x, const char *sock,
 		close(pipefd[0]);
 		if (chdir(x->work))
 			_exit(126);
+		setenv("PAGER_CONFIG", config, 1);
 		execl(x->self, x->self, "run", "--socket", sock, "--", "/bin/sh",
 		      "-c", e->workload, (char *)NULL);
 		_exit(127);
@@ -280,7 +281,7 @@ static void run_one(const struct ctx *x, int c, int r, struct exp_run *run)
 		}
 		return;
 	}
-	run_workload(x, sock, outp, errp, run);
+	run_workload(x, sock, cfg->name, outp, errp, run);
 	exp_run_add(run, "elapsed_s", now() - t0);
 	if (ask(sock, "stat", stat_line, run) && !run->failed) {
 		run->failed = true;

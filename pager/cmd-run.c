@@ -75,7 +75,9 @@ static pid_t start_daemon(struct daemon_args *a, const char *sock)
 
 /* In the child: the filter that notifies anonymous private mmaps without
  * the shim's marker, and brk; its listener goes to the daemon. Never
- * SCMP_ACT_TRAP: the filter survives exec, a SIGSYS handler would not. */
+ * SCMP_ACT_TRAP: the filter survives exec, a SIGSYS handler would not.
+ * Everything is allocated before the filter is loaded: from then until
+ * the daemon holds the listener, an mmap (a malloc) would wait for ever. */
 static int install_filter(const char *sock)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -84,6 +86,11 @@ static int install_filter(const char *sock)
 
 	if (!ctx)
 		return -1;
+	fd = pgr_connect(sock);
+	if (fd < 0)
+		goto out;
+	w = pgr_xcalloc(1, sizeof(*w));
+	wire_init(w, fd);
 	if (seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mmap), 1,
 			     SCMP_A3(SCMP_CMP_MASKED_EQ,
 				     PGR_MAP_MARKER | MAP_ANONYMOUS | MAP_TYPE,
@@ -92,11 +99,8 @@ static int install_filter(const char *sock)
 	    seccomp_load(ctx))
 		goto out;
 	lfd = seccomp_notify_fd(ctx);
-	fd = pgr_connect(sock);
-	if (lfd < 0 || fd < 0)
+	if (lfd < 0)
 		goto out;
-	w = pgr_xcalloc(1, sizeof(*w));
-	wire_init(w, fd);
 	if (wire_send(fd, "notify\n", 7, &lfd, 1) == 0) {
 		char e[128];
 

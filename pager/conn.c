@@ -7,6 +7,9 @@
  *
  * A line that does not parse, or is too long, gets an error line, and the
  * connection goes on; nothing one peer sends disturbs anyone else.
+ * Limits keep one peer from exhausting the daemon: a line is 64 KiB at
+ * most, a connection whose peer leaves OUT_MAX bytes of answers unread is
+ * closed, and a process holds PEER_CONNS connections at most.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,7 @@ struct outmsg {
 };
 
 #define OUT_MAX	(16u << 20)	/* unsent bytes before we give up */
+#define PEER_CONNS 64		/* connections of one process */
 
 struct conn {
 	struct pgr *p;
@@ -291,6 +295,15 @@ struct conn *pgr_conn_open(struct pgr *p, int fd, pid_t peer)
 	return c;
 }
 
+static int peer_conns(const struct pgr *p, pid_t pid)
+{
+	int n = 0;
+
+	for (const struct conn *c = p->conns; c; c = c->next)
+		n += c->peer == pid && !c->closing;
+	return n;
+}
+
 static void on_listen(uv_poll_t *h, int status, int events)
 {
 	struct pgr *p = h->data;
@@ -307,6 +320,17 @@ static void on_listen(uv_poll_t *h, int status, int events)
 		    (cred.uid != geteuid() && cred.uid != 0)) {
 			pgr_warn_("refused a connection from uid %d",
 				  (int)cred.uid);
+			close(fd);
+			continue;
+		}
+		if (peer_conns(p, cred.pid) >= PEER_CONNS) {
+			static const char msg[] = "error too many connections "
+						  "from this process\n";
+
+			pgr_warn_("refused a connection from %d: it has %d",
+				  (int)cred.pid, PEER_CONNS);
+			/* Best effort: it is closed either way. */
+			(void)!write(fd, msg, sizeof(msg) - 1);
 			close(fd);
 			continue;
 		}

@@ -188,6 +188,10 @@ static void cmd_exclude(struct req *r)
 		fail(r, "exclude: expected START LEN");
 		return;
 	}
+	if (c->nr_excluded >= r->p->max_map_count) {
+		fail(r, "exclude: too many ranges (vm.max_map_count)");
+		return;
+	}
 	pgr_grow(&c->excluded, &c->cap_excluded, c->nr_excluded + 1,
 		 sizeof(*c->excluded));
 	c->excluded[c->nr_excluded++] = (struct range){ s, s + n, 0 };

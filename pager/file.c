@@ -451,6 +451,10 @@ int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
 		*why = "the range is owned already";
 		return -EEXIST;
 	}
+	if (!pgr_region_room(p, c)) {
+		*why = "too many mappings (vm.max_map_count)";
+		return -ENOSPC;
+	}
 	if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
 		static char msg[96];
 

@@ -27,6 +27,10 @@
  *                       the inode shrinker runs, and a file that still
  *                       does not fit is left to the kernel (passthrough).
  *                       At most what the descriptor limit allows
+ *   vm.max_map_count    (/proc/sys/vm/max_map_count) mappings the pager
+ *                       takes over per client at most; the next ones are
+ *                       left to the kernel (one warning per client), so
+ *                       one program cannot exhaust the daemon
  *   vm.drop_caches      (/proc/sys/vm/drop_caches) writing 1, 2 or 3
  *                       drops every cached file no process maps: its
  *                       pages, shadows and memfd (the kernel's 1 would
@@ -52,6 +56,7 @@ static const struct knob knobs[] = {
 	{ "read_ahead_kb", 0, 65536, 0 },
 	{ "max_cached_inodes", 1, 65536, 4096 },
 	{ "vm.drop_caches", 0, 3, 0 },
+	{ "vm.max_map_count", 16, 1u << 20, 65530 },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -84,6 +89,9 @@ static void apply(struct pgr *p, unsigned int k, uint64_t v)
 		if (v)
 			pgr_files_drop_unused(p);
 		break;
+	case 6:
+		p->max_map_count = (uint32_t)v;
+		break;
 	}
 }
 
@@ -100,6 +108,8 @@ static uint64_t value(const struct pgr *p, unsigned int k)
 		return p->max_cached_inodes;
 	case 5:
 		return 0;
+	case 6:
+		return p->max_map_count;
 	default:
 		return p->spin_us;
 	}

@@ -212,6 +212,7 @@ struct client {
 	uint64_t swapped;	/* slots referenced by its regions */
 	struct client_stats st;
 	bool rescan;		/* /proc/PID/maps may hold new mappings */
+	bool map_limited;	/* told it reached vm.max_map_count */
 	bool doomed;		/* fork child that lost a page: killed once
 				 * its pid is known, before any fault */
 	pid_t parent;		/* fork child: its parent, for the record */
@@ -310,6 +311,7 @@ struct pgr {
 	uint32_t nr_files_live;
 	uint32_t file_gen;
 	uint32_t max_cached_inodes;	/* knob: live inodes at most */
+	uint32_t max_map_count;		/* knob: regions per client at most */
 	uint32_t inode_fd_cap;		/* what the descriptor limit allows */
 	unsigned int read_ahead_pages;	/* knob read_ahead_kb / 4; 0: each
 					 * file's device setting */
@@ -354,6 +356,8 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client);
 void pgr_kill(struct pgr *p, struct client *c, const char *why);
 
 /* region.c */
+/* May @c have one more region (vm.max_map_count)? Warns once if not. */
+bool pgr_region_room(struct pgr *p, struct client *c);
 uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
 			uint64_t end);
 struct region *pgr_region_find(struct pgr *p, struct client *c,

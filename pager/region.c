@@ -292,6 +292,18 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 	return n < 0 ? n : 0;
 }
 
+bool pgr_region_room(struct pgr *p, struct client *c)
+{
+	if (c->nr_regions < p->max_map_count)
+		return true;
+	if (!c->map_limited)
+		pgr_warn_("process %d has %zu mappings under the pager "
+			  "(vm.max_map_count): its next ones stay the "
+			  "kernel's", c->pid, c->nr_regions);
+	c->map_limited = true;
+	return false;
+}
+
 static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 		     uint64_t end)
 {
@@ -301,6 +313,8 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 	};
 	uint32_t id;
 
+	if (!pgr_region_room(p, c))
+		return -ENOSPC;
 	if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
 		int err = -errno;
 

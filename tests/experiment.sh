@@ -42,7 +42,7 @@ mem    32M
 swap   none
 repeat 2
 timeout 60
-workload echo "score 7"; echo "File access time, round 0: 0.25 (sec)"; echo "File access time, round 1: 0.125 (sec)"; "$PAGER_EXAMPLES/../pager/pager" get use_once_mapped | grep -q off && exit 3; exit 0
+workload echo "score 7"; echo "File access time, round 0: 0.25 (sec)"; echo "File access time, round 1: 0.125 (sec)"; [ "$PAGER_CONFIG" = broken ] && exit 3; exit 0
 figure score higher
 figure round lower File access time, round %d: %f (sec)
 plot   round

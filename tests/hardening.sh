@@ -3,15 +3,17 @@
 # at random moments, clients killed at random moments leaking nothing,
 # the daemon's confinement. Needs what daemon.sh needs; skips otherwise.
 set -u
-plan=4
+plan=6
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # A python3 program that fills 32 MiB (each page holds its number), says
 # "filled", waits for a line on stdin, and counts the pages that changed.
+# Its memory comes through the mmap symbol, adopted before it is touched
+# (malloc's would be adopted shortly after, by the seccomp notification).
 FILLER='
-import sys
+import mmap, sys
 n = 32 << 20
-b = bytearray(n)
+b = mmap.mmap(-1, n)
 for i in range(0, n, 4096):
     b[i:i + 8] = (i // 4096).to_bytes(8, "little")
 print("filled", flush=True)
@@ -60,6 +62,42 @@ check "a swap file changed under the pager: the client is killed with the reason
 	"$([ "$rc" = 137 ] && grep -q "checksum mismatch" "$tmp/filler.out" &&
 	   ! grep -q "pages wrong" "$tmp/filler.out" &&
 	   "$PAGER" stat --socket "$sock" >/dev/null; echo $?)" "$out"
+stop_daemon
+
+# ---- per-client limits --------------------------------------------------------
+start_daemon 4M --set vm.max_map_count=16 || skip_rest "the daemon did not start"
+out=$(prun python3 -c '
+import mmap
+ms = [mmap.mmap(-1, 4096 * 8) for _ in range(300)]
+for k, m in enumerate(ms):
+    for o in range(0, 4096 * 8, 4096):
+        m[o:o + 8] = (k * 8 + o // 4096).to_bytes(8, "little")
+bad = sum(int.from_bytes(m[o:o + 8], "little") != k * 8 + o // 4096
+          for _ in range(3) for k, m in enumerate(ms)
+          for o in range(0, 4096 * 8, 4096))
+print("maps", len(ms), "wrong", bad)' 2>&1)
+check "300 mappings with vm.max_map_count=16: the rest stay the kernel's, every word right ($out)" \
+	"$([ "$out" = "maps 300 wrong 0" ] &&
+	   grep -q "its next ones stay the kernel's" "$log"; echo $?)" "$out"
+out=$(python3 -c '
+import socket, sys, time
+ss = []
+for _ in range(100):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    ss.append(s)
+time.sleep(0.5)
+refused = 0
+for s in ss:
+    s.setblocking(False)
+    try:
+        refused += b"too many connections" in s.recv(100)
+    except BlockingIOError:
+        pass
+print("refused", refused)' "$sock" 2>&1)
+check "100 connections from one process: those beyond 64 are refused ($out), the daemon serves on" \
+	"$([ "$out" = "refused 36" ] && "$PAGER" stat --socket "$sock" >/dev/null;
+	   echo $?)" "$out"
 stop_daemon
 
 # ---- clients killed at random moments leak nothing --------------------------

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -71,8 +72,12 @@ int main(void)
 	t_ok(e == EPERM, "socket() is refused with EPERM (%s)", strerror(e));
 	e = refused(execl("/bin/true", "true", (char *)NULL));
 	t_ok(e == EPERM, "execve() is refused with EPERM (%s)", strerror(e));
+	e = refused(unshare(CLONE_NEWNS));
+	t_ok(e == EPERM, "unshare() is refused with EPERM (%s)", strerror(e));
+#ifndef PGR_SANITIZERS	/* LeakSanitizer needs it there */
 	e = refused(syscall(SYS_ptrace, 0 /* TRACEME */, 0, 0, 0));
 	t_ok(e == EPERM, "ptrace() is refused with EPERM (%s)", strerror(e));
+#endif
 	e = refused(syscall(SYS_mount, "none", "/mnt", "tmpfs", 0, NULL));
 	t_ok(e == EPERM, "mount() is refused with EPERM (%s)", strerror(e));
 	if (getuid() == 0) {
