@@ -451,8 +451,8 @@ int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
 		*why = "the range is owned already";
 		return -EEXIST;
 	}
-	if (!pgr_region_room(p, c)) {
-		*why = "too many mappings (vm.max_map_count)";
+	if (!pgr_region_room(p, c, len / PGR_PAGE)) {
+		*why = "too many mappings, or too large a one";
 		return -ENOSPC;
 	}
 	if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {

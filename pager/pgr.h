@@ -51,6 +51,10 @@
 #define PGR_MAX_AROUND	256		/* fault-around window, pages */
 #define PGR_MAX_CLUSTER	6		/* vm.page-cluster: 64 pages */
 #define PGR_MAX_CLIENTS	4096		/* fixed: libuv holds their handles */
+#define PGR_MAX_REGION	(1u << 24)	/* pages (64 GiB) of one mapping: a
+					 * larger one (a reservation) stays
+					 * the kernel's; its slots would cost
+					 * the daemon 8 bytes a page */
 
 /* Slot word of a region page: tag in bits 0-1, flags, index in 32-63. */
 #define SL_EMPTY	0
@@ -356,8 +360,9 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client);
 void pgr_kill(struct pgr *p, struct client *c, const char *why);
 
 /* region.c */
-/* May @c have one more region (vm.max_map_count)? Warns once if not. */
-bool pgr_region_room(struct pgr *p, struct client *c);
+/* May @c have one more region of @pages (vm.max_map_count, and
+ * PGR_MAX_REGION)? Warns once if not. */
+bool pgr_region_room(struct pgr *p, struct client *c, uint64_t pages);
 uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
 			uint64_t end);
 struct region *pgr_region_find(struct pgr *p, struct client *c,

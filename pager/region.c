@@ -292,8 +292,15 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 	return n < 0 ? n : 0;
 }
 
-bool pgr_region_room(struct pgr *p, struct client *c)
+bool pgr_region_room(struct pgr *p, struct client *c, uint64_t pages)
 {
+	if (pages > PGR_MAX_REGION) {
+		pgr_warn_("process %d: a mapping of %llu MiB stays the "
+			  "kernel's (the pager takes %u MiB at most)", c->pid,
+			  (unsigned long long)(pages >> 8),
+			  PGR_MAX_REGION >> 8);
+		return false;
+	}
 	if (c->nr_regions < p->max_map_count)
 		return true;
 	if (!c->map_limited)
@@ -313,7 +320,7 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 	};
 	uint32_t id;
 
-	if (!pgr_region_room(p, c))
+	if (!pgr_region_room(p, c, (end - start) / PGR_PAGE))
 		return -ENOSPC;
 	if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
 		int err = -errno;

@@ -3,7 +3,7 @@
 # at random moments, clients killed at random moments leaking nothing,
 # the daemon's confinement. Needs what daemon.sh needs; skips otherwise.
 set -u
-plan=6
+plan=7
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # A python3 program that fills 32 MiB (each page holds its number), says
@@ -13,7 +13,7 @@ plan=6
 FILLER='
 import mmap, sys
 n = 32 << 20
-b = mmap.mmap(-1, n)
+b = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE)
 for i in range(0, n, 4096):
     b[i:i + 8] = (i // 4096).to_bytes(8, "little")
 print("filled", flush=True)
@@ -68,7 +68,7 @@ stop_daemon
 start_daemon 4M --set vm.max_map_count=16 || skip_rest "the daemon did not start"
 out=$(prun python3 -c '
 import mmap
-ms = [mmap.mmap(-1, 4096 * 8) for _ in range(300)]
+ms = [mmap.mmap(-1, 4096 * 8, flags=mmap.MAP_PRIVATE) for _ in range(300)]
 for k, m in enumerate(ms):
     for o in range(0, 4096 * 8, 4096):
         m[o:o + 8] = (k * 8 + o // 4096).to_bytes(8, "little")
@@ -79,6 +79,16 @@ print("maps", len(ms), "wrong", bad)' 2>&1)
 check "300 mappings with vm.max_map_count=16: the rest stay the kernel's, every word right ($out)" \
 	"$([ "$out" = "maps 300 wrong 0" ] &&
 	   grep -q "its next ones stay the kernel's" "$log"; echo $?)" "$out"
+out=$(prun python3 -c '
+import mmap
+m = mmap.mmap(-1, 128 << 30, flags=mmap.MAP_PRIVATE | 0x4000)  # MAP_NORESERVE
+for o in range(0, 128 << 30, 1 << 30):
+    m[o:o + 8] = o.to_bytes(8, "little")
+print("wrong", sum(int.from_bytes(m[o:o + 8], "little") != o
+                   for o in range(0, 128 << 30, 1 << 30)))' 2>&1)
+check "a 128 GiB reservation stays the kernel's, the program runs right ($out)" \
+	"$([ "$out" = "wrong 0" ] && grep -q "a mapping of 131072 MiB stays" "$log" &&
+	   "$PAGER" stat --socket "$sock" >/dev/null; echo $?)" "$out"
 out=$(python3 -c '
 import socket, sys, time
 ss = []
