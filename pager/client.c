@@ -142,6 +142,7 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 	if (c->conn)
 		pgr_conn_detach_client(c->conn);
 	c->conn = NULL;
+	pgr_file_unhand(p, c);
 	pgr_region_drop_all(p, c);
 	close(c->uffd);
 	if (c->pidfd >= 0)

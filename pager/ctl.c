@@ -254,6 +254,7 @@ static void cmd_file(struct req *r)
 		     strerror(errno));
 		return;
 	}
+	pgr_file_hand(r->p, c, (uint32_t)ino);
 	snprintf(line, sizeof(line), "file %d %u", ino,
 		 r->p->files[ino].gen);
 	pgr_conn_send_fd(r->conn, line, mfd);
@@ -281,6 +282,13 @@ static void cmd_mapf(struct req *r)
 	}
 	err = pgr_file_map(r->p, c, s, (n + 4095) & ~4095ULL, (uint32_t)ino,
 			   (uint32_t)gen, pgoff, (uint8_t)fl, &why);
+	pgr_file_unhand(r->p, c);
+	if (err == -ENOSPC) {
+		/* A limit, not a fault: the shim leaves it to the kernel
+		 * without a word to the program. */
+		fail(r, "limit: %s", why);
+		return;
+	}
 	if (err) {
 		fail(r, "mapf: %s", why ? why : strerror(-err));
 		return;

@@ -393,6 +393,24 @@ int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw)
 	return open(path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 }
 
+void pgr_file_hand(struct pgr *p, struct client *c, uint32_t ino)
+{
+	pgr_file_unhand(p, c);
+	pol_inode_get(p->pol, ino);
+	c->handed = ino + 1;
+	c->handed_gen = F(p, ino)->gen;
+}
+
+void pgr_file_unhand(struct pgr *p, struct client *c)
+{
+	if (!c->handed)
+		return;
+	if (F(p, c->handed - 1)->used && F(p, c->handed - 1)->gen ==
+	    c->handed_gen)
+		pol_inode_put(p->pol, c->handed - 1);
+	c->handed = 0;
+}
+
 void pgr_file_add_mapper(struct pgr *p, uint32_t rid)
 {
 	struct finode *fi = F(p, p->regions[rid].inode);

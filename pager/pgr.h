@@ -217,6 +217,10 @@ struct client {
 	struct client_stats st;
 	bool rescan;		/* /proc/PID/maps may hold new mappings */
 	bool map_limited;	/* told it reached vm.max_map_count */
+	uint32_t handed;	/* inode + 1 answered to "file" and not yet
+				 * mapped ("mapf"): a user of it meanwhile,
+				 * so the shrinker cannot free it; 0: none */
+	uint32_t handed_gen;	/* its generation (forgotten meanwhile?) */
 	bool doomed;		/* fork child that lost a page: killed once
 				 * its pid is known, before any fault */
 	pid_t parent;		/* fork child: its parent, for the record */
@@ -457,6 +461,10 @@ void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off);
 /* The region's mapping of the file is going (region.c). */
 void pgr_file_unmap_region(struct pgr *p, uint32_t rid);
 void pgr_file_add_mapper(struct pgr *p, uint32_t rid);
+/* Inode @ino was answered to @c's "file": keep it until its "mapf" (or
+ * the next "file", or the client's end) calls pgr_file_unhand(). */
+void pgr_file_hand(struct pgr *p, struct client *c, uint32_t ino);
+void pgr_file_unhand(struct pgr *p, struct client *c);
 /* msync of [start, end) of @c. */
 void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
 		    uint64_t end);

@@ -13,8 +13,8 @@
  * the loader has relocated them. So do the objects the agent runs in: a
  * page of theirs being armed would make it wait for itself.
  *
- * $PAGER_SHIM_TEXT: unset or 0 takes none (the default for now), libs
- * only the libraries, anything else the program's executable too.
+ * $PAGER_SHIM_TEXT: 0 takes none, libs (the default) only the libraries,
+ * anything else (all) the program's executable too.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -91,7 +91,7 @@ static int take_object(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!name || !*name) {
 		const char *mode = getenv("PAGER_SHIM_TEXT");
 
-		if (mode && !strcmp(mode, "libs"))
+		if (!mode || !strcmp(mode, "libs"))
 			return 0;
 		name = "/proc/self/exe";	/* the program itself */
 	}
@@ -119,9 +119,7 @@ void shim_take_texts(void)
 {
 	const char *mode = getenv("PAGER_SHIM_TEXT");
 
-	/* Opt-in for now: with it on, concurrent forking clients have
-	 * crashed the daemon (a page buffer put twice); not found yet. */
-	if (!shim.on || !shim.files || !mode || !strcmp(mode, "0"))
+	if (!shim.on || !shim.files || (mode && !strcmp(mode, "0")))
 		return;
 	pthread_mutex_lock(&shim.sync_lock);
 	dl_iterate_phdr(take_object, NULL);

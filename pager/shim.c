@@ -121,7 +121,7 @@ static int vcall(int fd, struct wire *w, const int *fds, int nfds,
 	if (wire_send(fd, line, (size_t)n, fds, nfds))
 		return -EPIPE;
 	n = wire_call(w, each, arg, err, sizeof(err));
-	if (n == -1)
+	if (n == -1 && strncmp(err, "limit:", 6))
 		shim_say("the daemon refused '%.*s': %s", (int)strcspn(line,
 			 "\n"), line, err);
 	return n;
