@@ -28,13 +28,17 @@ static const char usage[] =
 	"[--swap-size SIZE]\n"
 	"                    [--socket PATH] [--set KEY=VALUE]... "
 	"[--log FILE] [--record FILE] [-v]\n"
+	"                    [--allow-uid UID]...\n"
 	"Runs the pager daemon in the foreground until SIGTERM or SIGINT.\n"
 	"Defaults: --mem 1G; swap in a removed temporary file in $TMPDIR or "
 	"/var/tmp\n"
 	"of four times the budget, at least 1G (sparse: disk is used as "
 	"pages go out);\n"
 	"the socket of $PAGER_SOCKET, /run/pager.sock (root) or "
-	"/tmp/pager-UID.sock.\n";
+	"/tmp/pager-UID.sock,\n"
+	"mode 0600: only the daemon's user and root may join; --allow-uid "
+	"lets that user's\nprocesses join too (the socket is then 0666, "
+	"the peer checked by SO_PEERCRED).\n";
 
 void daemon_args_init(struct daemon_args *a)
 {
@@ -89,6 +93,14 @@ int daemon_parse_opt(struct daemon_args *a, int c, const char *arg,
 	case 'v':
 		a->verbose++;
 		return 0;
+	case 'u':
+		if (pgr_parse_u64(arg, &v) || v >= UINT32_MAX)
+			return pgr_usage_error(use, "bad uid '%s'", arg);
+		if (a->nr_allow_uids == PGR_MAX_ALLOW)
+			return pgr_usage_error(use, "at most %d --allow-uid",
+					       PGR_MAX_ALLOW);
+		a->allow_uids[a->nr_allow_uids++] = (uid_t)v;
+		return 0;
 	}
 	return pgr_usage_error(use, NULL);
 }
@@ -104,6 +116,8 @@ int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,
 	o->ready_fd = -1;
 	o->socket_path = a->socket;
 	o->record = a->record;
+	memcpy(o->allow_uids, a->allow_uids, sizeof(o->allow_uids));
+	o->nr_allow_uids = a->nr_allow_uids;
 	if (a->no_swap)
 		return 0;
 	o->swap_pages = (a->swap_size ? a->swap_size : DEFAULT_SWAP(a->mem)) /
@@ -151,6 +165,7 @@ int cmd_daemon(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "record", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "allow-uid", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 int cmd_sim(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
@@ -37,6 +38,8 @@ struct daemon_args {
 	const char *log;
 	const char *record;		/* --record FILE */
 	int verbose;
+	uid_t allow_uids[16];		/* --allow-uid (pager daemon) */
+	int nr_allow_uids;
 };
 
 struct pgr_opts;

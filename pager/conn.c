@@ -295,6 +295,17 @@ struct conn *pgr_conn_open(struct pgr *p, int fd, pid_t peer)
 	return c;
 }
 
+/* The daemon's user, root, and the users of --allow-uid. */
+static bool allowed(const struct pgr *p, uid_t uid)
+{
+	if (uid == geteuid() || uid == 0)
+		return true;
+	for (int k = 0; k < p->o.nr_allow_uids; k++)
+		if (p->o.allow_uids[k] == uid)
+			return true;
+	return false;
+}
+
 static int peer_conns(const struct pgr *p, pid_t pid)
 {
 	int n = 0;
@@ -317,7 +328,7 @@ static void on_listen(uv_poll_t *h, int status, int events)
 		if (fd < 0)
 			return;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-		    (cred.uid != geteuid() && cred.uid != 0)) {
+		    !allowed(p, cred.uid)) {
 			pgr_warn_("refused a connection from uid %d",
 				  (int)cred.uid);
 			close(fd);
@@ -364,7 +375,7 @@ int pgr_listen(struct pgr *p)
 	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
 	if (!err)
-		chmod(p->o.socket_path, 0600);
+		chmod(p->o.socket_path, p->o.nr_allow_uids ? 0666 : 0600);
 	if (!err && listen(fd, 128))
 		err = -errno;
 	if (err) {

@@ -51,6 +51,7 @@
 #define PGR_MAX_AROUND	256		/* fault-around window, pages */
 #define PGR_MAX_CLUSTER	6		/* vm.page-cluster: 64 pages */
 #define PGR_MAX_CLIENTS	4096		/* fixed: libuv holds their handles */
+#define PGR_MAX_ALLOW	16		/* --allow-uid, at most */
 #define PGR_MAX_REGION	(1u << 24)	/* pages (64 GiB) of one mapping: a
 					 * larger one (a reservation) stays
 					 * the kernel's; its slots would cost
@@ -248,6 +249,9 @@ struct pgr_opts {
 	const char **sets;		/* KEY=VALUE applied at start */
 	size_t nr_sets;
 	const char *record;		/* --record FILE, or NULL */
+	uid_t allow_uids[PGR_MAX_ALLOW];	/* --allow-uid: peers of these
+						 * users too (socket 0666) */
+	int nr_allow_uids;
 };
 
 struct pgr {

@@ -3,7 +3,7 @@
 # at random moments, clients killed at random moments leaking nothing,
 # the daemon's confinement. Needs what daemon.sh needs; skips otherwise.
 set -u
-plan=7
+plan=8
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # A python3 program that fills 32 MiB (each page holds its number), says
@@ -109,6 +109,29 @@ check "100 connections from one process: those beyond 64 are refused ($out), the
 	"$([ "$out" = "refused 36" ] && "$PAGER" stat --socket "$sock" >/dev/null;
 	   echo $?)" "$out"
 stop_daemon
+
+# ---- peers: the daemon's user and root, and --allow-uid ---------------------
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	asock=/tmp/pager-allow.$$.sock	# where another user can reach it
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	"$PAGER" daemon --mem 8M --socket "$asock" 2>/dev/null &
+	apid=$!
+	sleep 0.5
+	r1=$(as_nobody "$PAGER" stat --socket "$asock" 2>&1 | grep -c '^pgfault ')
+	kill "$apid"; wait "$apid" 2>/dev/null
+	"$PAGER" daemon --mem 8M --socket "$asock" --allow-uid 65534 2>/dev/null &
+	apid=$!
+	sleep 0.5
+	r2=$(as_nobody "$PAGER" stat --socket "$asock" 2>&1 | grep -c '^pgfault ')
+	r3=$(setpriv --reuid=65533 --regid=65533 --clear-groups \
+		"$PAGER" stat --socket "$asock" 2>&1 | grep -c '^pgfault ')
+	kill "$apid"; wait "$apid" 2>/dev/null
+	rm -f "$asock"
+	check "another user is refused ($r1), admitted with --allow-uid ($r2), a third still refused ($r3)" \
+		"$([ "$r1$r2$r3" = 010 ]; echo $?)"
+else
+	skip_one "needs root and setpriv"
+fi
 
 # ---- clients killed at random moments leak nothing --------------------------
 start_daemon 16M || skip_rest "the daemon did not start"
