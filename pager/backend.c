@@ -405,11 +405,7 @@ static void unarm(struct pgr *p, struct client *c, uint64_t addr, bool wp)
 		ioctl(c->uffd, UFFDIO_WRITEPROTECT, &u);
 	*page_slot(p, i) &= ~(uint64_t)SL_ARMING;
 	p->pages[i].flags &= (uint8_t)~DP_COPYING;
-	/* A write-out still reading the buffer gives it back itself. */
-	if (!(p->pages[i].pol.flags & POL_PG_WRITEBACK)) {
-		pgr_buf_put(p, p->pages[i].buf);
-		p->pages[i].buf = PGR_NONE;
-	}
+	pgr_page_buf_release(p, i);
 }
 
 /* Keep @a for the agent's request, merging runs. */
@@ -578,10 +574,7 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 		if (!pgr_page_clean_cached(p, i))
 			ioctl(c->uffd, UFFDIO_WRITEPROTECT, &wp);
 		*slot = s & ~(uint64_t)SL_ARMING;
-		if (!(p->pages[i].pol.flags & POL_PG_WRITEBACK)) {
-			pgr_buf_put(p, p->pages[i].buf);
-			p->pages[i].buf = PGR_NONE;
-		}
+		pgr_page_buf_release(p, i);
 	}
 }
 
@@ -617,6 +610,16 @@ bool pgr_page_clean_cached(const struct pgr *p, uint32_t i)
 }
 
 /* ---- freeing ------------------------------------------------------------------ */
+
+void pgr_page_buf_release(struct pgr *p, uint32_t i)
+{
+	struct dpage *d = &p->pages[i];
+
+	if (d->buf == PGR_NONE || (d->pol.flags & POL_PG_WRITEBACK))
+		return;
+	pgr_buf_put(p, d->buf);
+	d->buf = PGR_NONE;
+}
 
 void pgr_page_free(struct pgr *p, uint32_t i)
 {

@@ -116,6 +116,8 @@ int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,
 	o->ready_fd = -1;
 	o->socket_path = a->socket;
 	o->record = a->record;
+	_Static_assert(sizeof(o->allow_uids) == sizeof(a->allow_uids),
+		       "--allow-uid: one bound for the options and the daemon");
 	memcpy(o->allow_uids, a->allow_uids, sizeof(o->allow_uids));
 	o->nr_allow_uids = a->nr_allow_uids;
 	if (a->no_swap)

@@ -276,12 +276,7 @@ static enum pgr_served armed_refault(struct pgr *p, struct client *c,
 		return err == -EAGAIN ? PGR_RETRY : PGR_SERVED;
 	r = &p->regions[rid];
 	r->slot[off] &= ~(uint64_t)SL_ARMED;
-	/* A write-out may still be reading the buffer: it is given back
-	 * when that completes (pgr_writeout_done()). */
-	if (!(p->pages[i].pol.flags & POL_PG_WRITEBACK)) {
-		pgr_buf_put(p, p->pages[i].buf);
-		p->pages[i].buf = PGR_NONE;
-	}
+	pgr_page_buf_release(p, i);
 	if (p->pages[i].flags & DP_RA) {
 		/* A readahead hit: a minor fault, and a wider window. */
 		pol_count(p->pol, c->group, POL_SWAP_RA_HIT, 1);
@@ -465,7 +460,8 @@ void pgr_swapin_done(struct pgr *p, uint32_t i, int res)
 		pgr_kill(p, c, "swap read failed");
 		return;
 	}
-	if (!pgr_swap_verify(p, d->swap, pgr_buf(p, d->buf))) {
+	if (d->swap == PGR_NONE ||
+	    !pgr_swap_verify(p, d->swap, pgr_buf(p, d->buf))) {
 		pgr_err("swap slot %u of process %d does not hold what was "
 			"written to it (checksum mismatch: the swap file was "
 			"changed under the pager?): killing it", d->swap,
@@ -473,7 +469,7 @@ void pgr_swapin_done(struct pgr *p, uint32_t i, int res)
 		pgr_kill(p, c, "swap checksum mismatch");
 		return;
 	}
-	if (!(d->pol.flags & POL_PG_SWAPCACHE) && d->swap != PGR_NONE) {
+	if (!(d->pol.flags & POL_PG_SWAPCACHE)) {
 		/* Read for a write, or swap is filling up: free the slot. */
 		p->swap[d->swap].cache = PGR_NONE;
 		pgr_swap_put(p, d->swap);

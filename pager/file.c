@@ -926,11 +926,11 @@ void pgr_file_read_done(struct pgr *p, void *arg, int res)
 {
 	struct file_read *rec = arg;
 	struct finode *fi = F(p, rec->ino);
+	uint64_t good = res > 0 ? ((uint64_t)res + PGR_PAGE - 1) / PGR_PAGE : 0;
+	bool shrank = false;
 
 	pgr_dbg("read of inode %lu pages %llu+%u: %d", (unsigned long)fi->ino,
 		(unsigned long long)rec->first, rec->n, res);
-	uint64_t good = res > 0 ? ((uint64_t)res + PGR_PAGE - 1) / PGR_PAGE : 0;
-	bool shrank = false;
 
 	for (uint32_t k = 0; k < rec->n; k++) {
 		uint64_t pg = rec->first + k;

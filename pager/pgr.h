@@ -434,6 +434,9 @@ void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id);
 bool pgr_page_clean_cached(const struct pgr *p, uint32_t page);
 /* Free a page descriptor (and its buffer, swap cache) with the policy. */
 void pgr_page_free(struct pgr *p, uint32_t page);
+/* Give back @page's buffer, unless a write-out still reads it: then
+ * pgr_writeout_done() gives it back. */
+void pgr_page_buf_release(struct pgr *p, uint32_t page);
 void pgr_writeout_done(struct pgr *p, uint32_t page, int res);
 
 /* file.c: file pages in the pager's page cache */

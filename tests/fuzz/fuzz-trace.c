@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-trace.c - libFuzzer harness for the trace readers (`pager sim`,
- * `pager convert`): the input is a trace file, its format found from its
- * first bytes as `--format auto` does, and then, from the second run of
- * an input on, in each format by force (the first byte picks one).
+ * `pager convert`): the first byte of the input picks the format (auto,
+ * as `--format auto` finds it from the first bytes, or text, binary,
+ * pages or lackey by force), the rest is the trace file.
  */
 #include <stdint.h>
 #include <stdio.h>
