@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-ctl.c - `pager set`, `pager get`, `pager stat` and `pager vmstat`:
- * talking to a running daemon (--socket, $PAGER_SOCKET or the default).
+ * cmd-ctl.c - `pager set`, `pager get`, `pager stat`, `pager vmstat` and
+ * `pager phase`: talking to a running daemon (--socket, $PAGER_SOCKET or
+ * the default).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -92,6 +93,24 @@ int cmd_get(int argc, char **argv)
 {
 	return simple(argc, argv, "get", 0,
 		      "usage: pager get [--socket PATH] [KEY...]\n");
+}
+
+int cmd_phase(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: pager phase [--socket PATH] NAME\n"
+		"Marks the start of phase NAME (letters, digits, _.:+-): a "
+		"`phase NAME` line\nin the running daemon's --record file, "
+		"where `pager sim` reports the phase\napart, and a "
+		"tracing_mark_write line in `pager trace`.\n";
+
+	char sock[108], line[128];
+
+	socket_arg(&argc, argv, sock, sizeof(sock));
+	if (argc != 2 || !strcmp(argv[1], "--help"))
+		return pgr_usage_error(usage, NULL);
+	snprintf(line, sizeof(line), "phase %.100s", argv[1]);
+	return request(sock, line);
 }
 
 int cmd_stat(int argc, char **argv)

@@ -25,3 +25,4 @@ int cmd_reclaim(int argc, char **argv) { return missing(); }
 int cmd_idle(int argc, char **argv) { return missing(); }
 int cmd_experiment(int argc, char **argv) { return missing(); }
 int cmd_trace(int argc, char **argv) { return missing(); }
+int cmd_phase(int argc, char **argv) { return missing(); }

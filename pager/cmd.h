@@ -25,6 +25,7 @@ int cmd_reclaim(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_phase(int argc, char **argv);
 
 /* Options shared by `pager daemon` and `pager run` (cmd-daemon.c). */
 struct daemon_args {

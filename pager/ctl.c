@@ -328,6 +328,25 @@ static void cmd_trace(struct req *r)
 	pgr_trace_start(r->p, r->conn, mask);
 }
 
+/*
+ * phase NAME: a mark, as a write to ftrace's trace_marker: `phase NAME` in
+ * the record (where `pager sim` starts a phase) and a tracing_mark_write
+ * line in every trace stream. From `pager phase` or a program's
+ * pager_phase(); a program's own faults before it are already recorded,
+ * as it waits for the answer.
+ */
+static void cmd_phase(struct req *r)
+{
+	if (r->argc != 2 || !pgr_phase_name_ok(r->argv[1])) {
+		fail(r, "phase: expected one NAME of letters, digits and "
+			"_.:+- (at most %d)", PGR_PHASE_NAME_MAX);
+		return;
+	}
+	pgr_rec(r->p, "phase %s", r->argv[1]);
+	pgr_trace_mark(r->p, r->argv[1]);
+	reply(r, "ok");
+}
+
 /* done ID: the agent dropped what request ID asked (no answer) */
 static void cmd_done(struct req *r)
 {
@@ -735,6 +754,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_msync(&r);
 	else if (!strcmp(cmd, "trace"))
 		cmd_trace(&r);
+	else if (!strcmp(cmd, "phase"))
+		cmd_phase(&r);
 	else if (!strcmp(cmd, "done"))
 		cmd_done(&r);
 	else if (!strcmp(cmd, "ready"))

@@ -23,6 +23,7 @@ static const struct {
 	{ "reclaim", cmd_reclaim, "reclaim memory now, as memory.reclaim" },
 	{ "idle", cmd_idle, "mark pages idle, as page_idle" },
 	{ "trace", cmd_trace, "stream reclaim events as mm_vmscan_* lines" },
+	{ "phase", cmd_phase, "mark a phase in the record and the trace" },
 	{ "experiment", cmd_experiment, "run a seed experiment: configurations compared" },
 	{ "sim", cmd_sim, "replay a page-reference trace through a policy" },
 	{ "gen", cmd_gen, "generate a synthetic trace" },

@@ -547,6 +547,11 @@ void pgr_trace_drop(struct pgr *p, struct conn *c);
 void pgr_trace_event(struct pgr *p, const struct pol_event *ev);
 /* Send what the subscribers gathered (before the loop waits). */
 void pgr_trace_flush(struct pgr *p);
+/* Phase marks (`phase NAME`): a name the record's and the simulator's
+ * formats take as one word. */
+#define PGR_PHASE_NAME_MAX 63
+bool pgr_phase_name_ok(const char *name);
+void pgr_trace_mark(struct pgr *p, const char *name);
 
 /* conn.c */
 int pgr_listen(struct pgr *p);

@@ -303,6 +303,39 @@ static int sync_request(const char *fmt, unsigned long a, unsigned long b)
 	return err;
 }
 
+/*
+ * For programs that know the pager, found with dlsym(RTLD_DEFAULT,
+ * "pager_phase") (absent when the shim is not loaded): mark the start of
+ * phase @name (letters, digits, _.:+-), as a write to ftrace's
+ * trace_marker would: `phase NAME` in the daemon's --record file, a
+ * tracing_mark_write line in `pager trace`. Returns when the daemon has
+ * it, so the faults before it are recorded before it. 0, or -1 with
+ * errno: ENOTCONN (no daemon), EINVAL (a name the daemon refused), EPIPE.
+ */
+__attribute__((visibility("default"))) int pager_phase(const char *name)
+{
+	int err = -EPIPE;
+
+	if (!shim.on) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	if (!name || !*name || strlen(name) > 63 || strpbrk(name, " \t\n")) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&shim.sync_lock);
+	if (sync_open()) {
+		err = call(shim.sync_fd, &sync_wire, NULL, 0, "phase %s", name);
+		sync_broken(err);
+	}
+	pthread_mutex_unlock(&shim.sync_lock);
+	if (!err)
+		return 0;
+	errno = err == -1 ? EINVAL : EPIPE;
+	return -1;
+}
+
 static bool anon_private(int flags)
 {
 	return (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;

@@ -45,6 +45,10 @@ struct dl_phdr_info;
 /* Does the agent run in this object (the shim, libc, the loader)? */
 bool shim_agent_runs_in(const struct dl_phdr_info *info);
 
+/* The shim's one function for programs (they find it with dlsym): mark
+ * the start of phase @name in the daemon's record and trace. 0 or -1. */
+int pager_phase(const char *name);
+
 /* shim-text.c */
 /* Put the never-written segments of the loaded objects (the program's
  * text and its libraries') in the daemon's page cache. */

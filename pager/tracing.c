@@ -8,8 +8,10 @@
  * (pgr_trace_flush() before the loop waits), so tracing costs no system
  * call per event. A subscriber that falls more than TRACE_MAX behind
  * loses events, and is told how many in a "# lost N events" line, as
- * ftrace's ring buffer overwrites.
+ * ftrace's ring buffer overwrites. Phase marks (`phase NAME`) go to every
+ * subscriber as tracing_mark_write lines.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -174,38 +176,79 @@ static int fields(struct pgr *p, const struct pol_event *ev, char *s,
 	return snprintf(s, len, "?");
 }
 
-void pgr_trace_event(struct pgr *p, const struct pol_event *ev)
+/* ftrace's line head: task-pid, cpu, flags, timestamp, the event name. */
+static int line_head(char *line, size_t len, const char *name)
+{
+	double t = pgr_now();
+
+	return snprintf(line, len, "           pager-%-7d [000] ..... "
+			"%6llu.%06llu: %s: ", (int)getpid(),
+			(unsigned long long)t,
+			(unsigned long long)((t - (double)(uint64_t)t) * 1e6),
+			name);
+}
+
+/* Queue @line (@n bytes, newline included) to the tracers in @mask. */
+static void deliver(struct pgr *p, uint32_t mask, const char *line, size_t n)
 {
 	struct tracer *ts = p->tracers;
+
+	for (size_t k = 0; k < p->nr_tracers; k++) {
+		struct tracer *tr = &ts[k];
+
+		if (!(tr->mask & mask))
+			continue;
+		if (tr->len + n > TRACE_MAX) {
+			tr->lost++;
+			continue;
+		}
+		pgr_grow(&tr->buf, &tr->cap, tr->len + n, 1);
+		memcpy(tr->buf + tr->len, line, n);
+		tr->len += n;
+	}
+}
+
+void pgr_trace_event(struct pgr *p, const struct pol_event *ev)
+{
 	char line[512];
-	double t;
 	int n;
 
 	if (!p->nr_tracers || (unsigned int)ev->type >= NR_EVENTS)
 		return;
-	t = pgr_now();
-	n = snprintf(line, sizeof(line), "           pager-%-7d [000] ..... "
-		     "%6llu.%06llu: %s: ", (int)getpid(),
-		     (unsigned long long)t,
-		     (unsigned long long)((t - (double)(uint64_t)t) * 1e6),
-		     names[ev->type]);
+	n = line_head(line, sizeof(line), names[ev->type]);
 	n += fields(p, ev, line + n, sizeof(line) - (size_t)n - 1);
 	if (n > (int)sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	for (size_t k = 0; k < p->nr_tracers; k++) {
-		struct tracer *tr = &ts[k];
+	deliver(p, 1u << ev->type, line, (size_t)n);
+}
 
-		if (!(tr->mask & (1u << ev->type)))
-			continue;
-		if (tr->len + (size_t)n > TRACE_MAX) {
-			tr->lost++;
-			continue;
-		}
-		pgr_grow(&tr->buf, &tr->cap, tr->len + (size_t)n, 1);
-		memcpy(tr->buf + tr->len, line, (size_t)n);
-		tr->len += (size_t)n;
-	}
+bool pgr_phase_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!n || n > PGR_PHASE_NAME_MAX)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_.:+-", *c))
+			return false;
+	return true;
+}
+
+/* A mark goes to every stream, whatever events it asked for, as writes
+ * to trace_marker do. */
+void pgr_trace_mark(struct pgr *p, const char *name)
+{
+	char line[128];
+	int n;
+
+	if (!p->nr_tracers)
+		return;
+	n = line_head(line, sizeof(line), "tracing_mark_write");
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "%s\n", name);
+	if (n > (int)sizeof(line) - 1)
+		return;		/* cannot be: names are short */
+	deliver(p, ~0u, line, (size_t)n);
 }
 
 void pgr_trace_flush(struct pgr *p)

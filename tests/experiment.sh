@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=15
+plan=19
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -90,6 +90,28 @@ out=$("$PAGER" trace --socket "$sock" --events lru_isolate,nosuch 2>&1)
 rc=$?
 check "an unknown event is refused ($rc) and named" \
 	"$([ $rc = 1 ] && echo "$out" | grep -q 'unknown event'; echo $?)" "$out"
+
+# ---- pager phase: a mark in every trace stream; bad names refused --------
+timeout 20 "$PAGER" trace --socket "$sock" --events kswapd_wake \
+	-o "$tmp/marks" &
+tracer=$!
+sleep 0.3
+out=$("$PAGER" phase --socket "$sock" warm-up.1 2>&1)
+rc=$?
+sleep 0.3
+kill $tracer 2>/dev/null
+wait $tracer 2>/dev/null
+check "pager phase ($rc): a tracing_mark_write line, whatever events the stream asked" \
+	"$([ $rc = 0 ] && grep -Eq '^ +pager-[0-9]+ +\[000\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: tracing_mark_write: warm-up\.1$' "$tmp/marks"; echo $?)" \
+	"$out $(cat "$tmp/marks")"
+refused=0
+for name in 'a#b' 'two words' "$(printf '%064d' 0)"; do
+	out=$("$PAGER" phase --socket "$sock" "$name" 2>&1)
+	[ $? = 1 ] && echo "$out" | grep -q 'phase: expected one NAME' &&
+		refused=$((refused + 1))
+done
+check "names with '#', a space or 64 characters are refused ($refused of 3), the daemon serves on" \
+	"$([ $refused = 3 ] && "$PAGER" stat --socket "$sock" >/dev/null; echo $?)" "$out"
 stop_daemon
 
 # ---- pager run --record: a real run, replayed by pager sim ---------------
@@ -101,3 +123,14 @@ refs=$(echo "$sim" | awk '$1 == "refs" { print $2 }')
 check "pager sim replays it (refs $refs: every page of 16 MiB, twice or more)" \
 	"$([ "${refs:-0}" -ge 8192 ] && ! echo "$sim" | grep -q '^pager:'; echo $?)" \
 	"$(echo "$sim" | head -3; grep -v '^[rw] ' "$tmp/run.rec" | head -5)"
+thrash="$(cd "$top_builddir" && pwd)/examples/thrash"
+(cd "$tmp" && timeout 120 "$PAGER" run --mem 16M --record "$tmp/thrash.rec" \
+	-- "$thrash" 8 24 3 >"$tmp/thrash.out" 2>&1)
+check "thrash under --record marks its phases: alloc, round0..2, check, in order" \
+	"$([ "$(awk '$1 == "phase" { printf "%s ", $2 }' "$tmp/thrash.rec")" = \
+	     "alloc round0 round1 round2 check " ]; echo $?)" \
+	"$(cat "$tmp/thrash.out"; grep '^phase' "$tmp/thrash.rec")"
+sim=$("$PAGER" sim --mem 16M "$tmp/thrash.rec" 2>&1)
+r1=$(echo "$sim" | awk '$1 == "phase.round1.refs" { print $2 }')
+check "pager sim reports each recorded phase apart (round1: $r1 refs, the file's 6144 pages or more)" \
+	"$([ "${r1:-0}" -ge 6144 ]; echo $?)" "$(echo "$sim" | grep '^phase' | head)"
