@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * smallfiles - page cache spread over many small files, as in seed 003
- * ("protect page cache from freeing inode"): 500k+ inodes per cgroup in
- * the mail, fewer here.
+ * smallfiles - page cache spread over many files, as in seed 003
+ * ("protect page cache from freeing inode"): 500k+ inodes per cgroup of
+ * 4 KiB to 4 MiB each in the mail, fewer here.
  *
  *   smallfiles DIR N KB
  *
@@ -23,15 +23,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Read @len random bytes: /dev/urandom may return fewer at a time. */
+static int fill(int rnd, void *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = read(rnd, (char *)buf + done, len - done);
+
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static uint64_t buf[1 << 15];
+	static uint64_t buf[1 << 19];		/* 4 MiB, the largest file */
 	long n, kb, bad = 0;
 	int rnd;
 
 	if (argc != 4 || (n = atol(argv[2])) < 1 || (kb = atol(argv[3])) < 4 ||
-	    kb > 256) {
-		fprintf(stderr, "usage: smallfiles DIR N KB (KB 4 to 256)\n");
+	    kb > 4096) {
+		fprintf(stderr, "usage: smallfiles DIR N KB (KB 4 to 4096)\n");
 		return 2;
 	}
 	mkdir(argv[1], 0700);
@@ -46,7 +59,7 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/f%06ld", argv[1], i);
 		if (stat(path, &st) || st.st_size != (off_t)len) {
 			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-			if (fd < 0 || read(rnd, buf, len) != (ssize_t)len ||
+			if (fd < 0 || fill(rnd, buf, len) ||
 			    write(fd, buf, len) != (ssize_t)len) {
 				perror("smallfiles: write");
 				return 2;
