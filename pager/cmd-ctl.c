@@ -103,7 +103,6 @@ int cmd_phase(int argc, char **argv)
 		"`phase NAME` line\nin the running daemon's --record file, "
 		"where `pager sim` reports the phase\napart, and a "
 		"tracing_mark_write line in `pager trace`.\n";
-
 	char sock[108], line[128];
 
 	socket_arg(&argc, argv, sock, sizeof(sock));
