@@ -599,10 +599,11 @@ static int setup_dirs(struct ctx *x, const char *file, const char *out)
 			*dot = 0;
 		snprintf(x->out, sizeof(x->out), "results/%.900s", base);
 	}
-	if (strlen(x->out) > 900 || mkdirs(x->out)) {
+	if (strlen(x->out) > 900 || mkdirs(x->out) || !realpath(x->out, buf)) {
 		pgr_warn("cannot make %s: %s", x->out, strerror(errno));
 		return -1;
 	}
+	snprintf(x->out, sizeof(x->out), "%s", buf);
 	if (x->e->dir[0]) {
 		if (x->e->dir[0] == '/') {
 			snprintf(x->work, sizeof(x->work), "%s", x->e->dir);
@@ -611,11 +612,14 @@ static int setup_dirs(struct ctx *x, const char *file, const char *out)
 			snprintf(x->work, sizeof(x->work), "%.400s/%.500s",
 				 dirname(buf), x->e->dir);
 		}
-		if (mkdirs(x->work)) {
+		if (mkdirs(x->work) || !realpath(x->work, buf)) {
 			pgr_warn("cannot make %s: %s", x->work,
 				 strerror(errno));
 			return -1;
 		}
+		/* Absolute: the workload runs in it and finds the socket
+		 * by a path in it. */
+		snprintf(x->work, sizeof(x->work), "%s", buf);
 	} else {
 		const char *t = getenv("TMPDIR");
 

@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=19
+plan=20
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -66,6 +66,23 @@ check "plot.dat has a line per round, a column per configuration" \
 	"$(awk '!/^#/ { n++ } END { exit !(n == 2) }' "$tmp/res/plot.dat" &&
 	   grep -q '^1 0.125 NaN 0.125$' "$tmp/res/plot.dat"; echo $?)" \
 	"$(cat "$tmp/res/plot.dat")"
+
+# A file named by a relative path whose `dir` is relative too: the run
+# chdirs into the directory and still finds its daemon.
+mkdir -p "$tmp/rel/exps"
+cat >"$tmp/rel/exps/rel.exp" <<'EXP'
+mem      16M
+swap     none
+dir      ../data
+workload echo "score 3"; pwd
+figure   score higher
+config   only
+EXP
+out=$(cd "$tmp/rel" && "$PAGER" experiment -o res exps/rel.exp 2>&1)
+rc=$?
+check "a relative file and dir ($rc): the run is in FILE's dir/../data, its results in ./res" \
+	"$([ $rc = 0 ] && grep -qx "$(cd "$tmp/rel/data" && pwd -P)" "$tmp/rel/res/only-0.out" &&
+	   echo "$out" | grep -Eq '^Amean score +3 '; echo $?)" "$out"
 
 # ---- pager trace: the policy's events as mm_vmscan_* lines ---------------
 start_daemon 8M || skip_rest "the daemon did not start"
