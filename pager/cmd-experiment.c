@@ -52,6 +52,7 @@ struct ctx {
 	char out[1024];		/* results directory */
 	char work[1024];	/* the workload's working directory */
 	bool work_temp;
+	struct exp_disk_group disk;	/* dir "": no `disk` line */
 };
 
 static double now(void)
@@ -119,6 +120,8 @@ static pid_t spawn_daemon(const struct ctx *x, const struct exp_config *c,
 		dup2(fd, 1);
 		dup2(fd, 2);
 		setpgid(0, 0);
+		if (x->disk.dir[0] && exp_disk_enter(x->disk.dir))
+			_exit(125);
 		execv(x->self, (char **)argv);
 		_exit(127);
 	}
@@ -217,6 +220,11 @@ static void run_workload(const struct ctx *x, const char *sock,
 		close(pipefd[0]);
 		if (chdir(x->work))
 			_exit(126);
+		if (x->disk.dir[0] && exp_disk_enter(x->disk.dir)) {
+			fprintf(stderr, "pager: cannot enter %s: %s\n",
+				x->disk.dir, strerror(errno));
+			_exit(125);
+		}
 		setenv("PAGER_CONFIG", config, 1);
 		execl(x->self, x->self, "run", "--socket", sock, "--", "/bin/sh",
 		      "-c", e->workload, (char *)NULL);
@@ -417,6 +425,8 @@ static void table(const struct ctx *x, FILE *f, struct exp_run **runs,
 	fprintf(f, "workload: %s\nbudget %s, swap %s, %d run%s each\n",
 		e->workload, e->mem, e->swap[0] ? e->swap : "default", repeat,
 		repeat > 1 ? "s" : "");
+	if (e->disk.text[0])
+		fprintf(f, "disk: %s (%s)\n", e->disk.text, x->disk.what);
 	if (e->nr_common) {
 		fprintf(f, "all with:");
 		for (int k = 0; k < e->nr_common; k++)
@@ -585,41 +595,49 @@ static void plot(const struct ctx *x, struct exp_run **runs, int repeat)
 
 /* ---- the command --------------------------------------------------------- */
 
+/* Make the directory @path and put its absolute path in @dst (1024
+ * bytes): the workload runs in it and finds its daemon's socket by a
+ * path in it, and the daemon writes its log by a path in the other. */
+static int make_absolute(char dst[1024], const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (mkdirs(path) || !realpath(path, buf)) {
+		pgr_warn("cannot make %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (strlen(buf) > 900) {
+		pgr_warn("%s: the path is too long (at most 900 bytes)", buf);
+		return -1;
+	}
+	memcpy(dst, buf, strlen(buf) + 1);
+	return 0;
+}
+
 static int setup_dirs(struct ctx *x, const char *file, const char *out)
 {
-	char buf[PATH_MAX], *base, *dot;
+	char buf[PATH_MAX], path[PATH_MAX], *base, *dot;
 
 	if (out) {
-		snprintf(x->out, sizeof(x->out), "%.900s", out);
+		snprintf(path, sizeof(path), "%s", out);
 	} else {
 		snprintf(buf, sizeof(buf), "%s", file);
 		base = basename(buf);
 		dot = strrchr(base, '.');
 		if (dot && dot != base)
 			*dot = 0;
-		snprintf(x->out, sizeof(x->out), "results/%.900s", base);
+		snprintf(path, sizeof(path), "results/%.900s", base);
 	}
-	if (strlen(x->out) > 900 || mkdirs(x->out) || !realpath(x->out, buf)) {
-		pgr_warn("cannot make %s: %s", x->out, strerror(errno));
+	if (make_absolute(x->out, path))
 		return -1;
-	}
-	snprintf(x->out, sizeof(x->out), "%s", buf);
 	if (x->e->dir[0]) {
-		if (x->e->dir[0] == '/') {
-			snprintf(x->work, sizeof(x->work), "%s", x->e->dir);
-		} else {
-			snprintf(buf, sizeof(buf), "%s", file);
-			snprintf(x->work, sizeof(x->work), "%.400s/%.500s",
+		snprintf(buf, sizeof(buf), "%s", file);
+		if (x->e->dir[0] == '/')
+			snprintf(path, sizeof(path), "%s", x->e->dir);
+		else
+			snprintf(path, sizeof(path), "%.2000s/%.500s",
 				 dirname(buf), x->e->dir);
-		}
-		if (mkdirs(x->work) || !realpath(x->work, buf)) {
-			pgr_warn("cannot make %s: %s", x->work,
-				 strerror(errno));
-			return -1;
-		}
-		/* Absolute: the workload runs in it and finds the socket
-		 * by a path in it. */
-		snprintf(x->work, sizeof(x->work), "%s", buf);
+		return make_absolute(x->work, path);
 	} else {
 		const char *t = getenv("TMPDIR");
 
@@ -631,6 +649,24 @@ static int setup_dirs(struct ctx *x, const char *file, const char *out)
 			return -1;
 		}
 		x->work_temp = true;
+	}
+	return 0;
+}
+
+/* The `disk` line's limits on the disks of the working directory and of
+ * the daemon's swap file (made in $TMPDIR, or /var/tmp, as `pager daemon`
+ * does). */
+static int open_disk(struct ctx *x)
+{
+	const char *t = getenv("TMPDIR");
+	const char *paths[2] = { x->work, t && *t ? t : "/var/tmp" };
+	char err[512];
+
+	if (exp_disk_open(&x->e->disk, paths, 2, &x->disk, err,
+			  sizeof(err))) {
+		fprintf(stderr, "pager: %s\n", err);
+		x->disk.dir[0] = 0;
+		return 1;
 	}
 	return 0;
 }
@@ -712,6 +748,10 @@ int cmd_experiment(int argc, char **argv)
 		return 1;
 	}
 	x.self[n] = 0;
+	if (e.disk.text[0] && open_disk(&x)) {
+		exp_release(&e);
+		return 1;
+	}
 	examples_on_path(&x, argv[optind]);
 	for (c = 0; c < e.nr_configs; c++)
 		runs[c] = pgr_xcalloc((size_t)e.repeat, sizeof(**runs));
@@ -760,6 +800,8 @@ int cmd_experiment(int argc, char **argv)
 		free(runs[c]);
 	}
 	free(figs);
+	if (x.disk.dir[0])
+		exp_disk_close(x.disk.dir);
 	if (x.work_temp) {
 		snprintf(path, sizeof(path), "rm -rf '%s'", x.work);
 		if (system(path))

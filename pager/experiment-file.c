@@ -179,6 +179,39 @@ static int size(struct parse *ps, const char *key, const char *v, char *dst,
 	return copy(ps, dst, len, v, key);
 }
 
+/* disk KEY=VALUE...: rbps and wbps in bytes a second (K/M/G), riops and
+ * wiops in requests a second, as io.max takes them. */
+static int disk(struct parse *ps, struct experiment *e, char *v)
+{
+	struct exp_disk *d = &e->disk;
+	char *kv;
+
+	if (copy(ps, d->text, sizeof(d->text), v, "disk"))
+		return -1;
+	for (kv = strtok(v, " \t"); kv; kv = strtok(NULL, " \t")) {
+		char *val = strchr(kv, '=');
+		uint64_t n, *dst;
+		bool bytes;
+
+		if (val)
+			*val++ = 0;
+		bytes = !strcmp(kv, "rbps") || !strcmp(kv, "wbps");
+		dst = !strcmp(kv, "rbps") ? &d->rbps : !strcmp(kv, "wbps") ?
+		      &d->wbps : !strcmp(kv, "riops") ? &d->riops :
+		      !strcmp(kv, "wiops") ? &d->wiops : NULL;
+		if (!dst || !val)
+			return fail(ps, "disk: '%.40s' is not rbps=, wbps=, "
+				    "riops= or wiops=", kv);
+		if ((bytes ? pgr_parse_size(val, &n) : pgr_parse_u64(val, &n))
+		    || !n || n > (1ULL << 50))
+			return fail(ps, "disk %s: expected %s above 0", kv,
+				    bytes ? "bytes a second (K/M/G)" :
+				    "requests a second");
+		*dst = n;
+	}
+	return 0;
+}
+
 static int line(struct parse *ps, struct experiment *e, char *s)
 {
 	char *key, *v;
@@ -213,6 +246,8 @@ static int line(struct parse *ps, struct experiment *e, char *s)
 		return size(ps, key, v, e->mem, sizeof(e->mem), false);
 	if (!strcmp(key, "swap"))
 		return size(ps, key, v, e->swap, sizeof(e->swap), true);
+	if (!strcmp(key, "disk"))
+		return disk(ps, e, v);
 	if (!strcmp(key, "repeat"))
 		return number(ps, key, v, 1, EXP_MAX_REPEAT, &e->repeat);
 	if (!strcmp(key, "timeout"))
@@ -228,7 +263,8 @@ static int line(struct parse *ps, struct experiment *e, char *s)
 	if (!strcmp(key, "set"))
 		return common(ps, e, v);
 	return fail(ps, "unknown key '%.40s' (title, workload, dir, mem, swap, "
-		    "repeat, timeout, set, figure, counters, plot, config)",
+		    "disk, repeat, timeout, set, figure, counters, plot, "
+		    "config)",
 		    key);
 }
 

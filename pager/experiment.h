@@ -7,6 +7,7 @@
 #define PGR_EXPERIMENT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
 
@@ -30,12 +31,20 @@ struct exp_config {
 	int nr_sets;
 };
 
+/* The experiment's disk: limits on the disks under its working directory
+ * and swap file, as cgroup v2's io.max spells them; 0 is no limit. */
+struct exp_disk {
+	uint64_t rbps, wbps, riops, wiops;
+	char text[160];		/* as the file wrote it, "" = unlimited */
+};
+
 struct experiment {
 	char title[160];
 	char workload[1024];	/* a shell command */
 	char dir[512];		/* working directory, "" = the file's */
 	char mem[32];
 	char swap[32];		/* size, or "none" */
+	struct exp_disk disk;
 	int repeat;
 	int timeout_s;
 	char plot[48];		/* indexed figure drawn per index, or "" */
@@ -54,6 +63,22 @@ int exp_parse(const char *path, struct experiment *e, char *err, size_t len);
 int exp_parse_stream(FILE *f, const char *path, struct experiment *e,
 		     char *err, size_t len);
 void exp_release(struct experiment *e);
+
+/* experiment-disk.c: a block-I/O cgroup (v2 io.max, or v1's
+ * blkio.throttle.*) holding @d's limits for the whole disks under each of
+ * @paths; @g->what says which ("cgroup v1 blkio.throttle on 254:0"). On
+ * error, the reason in @err and -1. */
+struct exp_disk_group {
+	char dir[4096];
+	char what[128];
+};
+int exp_disk_open(const struct exp_disk *d, const char *const *paths,
+		  int nr_paths, struct exp_disk_group *g, char *err,
+		  size_t errlen);
+/* Move the calling process into @group (its children follow). */
+int exp_disk_enter(const char *group);
+/* Remove @group, once its processes are gone. */
+void exp_disk_close(const char *group);
 
 /* One value: a figure or a counter, of one run. */
 struct exp_value {

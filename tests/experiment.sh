@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=20
+plan=23
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -31,6 +31,14 @@ config a
 config a x=1" "4: config a: named twice"
 bad "no configuration" "mem 64M
 workload true" "3: no config line"
+bad "a disk limit of no known kind" "mem 64M
+workload true
+disk riops=100 seeks=5
+config a" "3: disk: 'seeks' is not rbps="
+bad "a disk limit of zero" "mem 64M
+disk rbps=0
+workload true
+config a" "2: disk rbps: expected bytes a second"
 
 if ! "$PAGER" run --help >/dev/null 2>&1 || [ "$(id -u)" != 0 ]; then
 	skip_rest "the daemon needs root and liburing, libuv, libseccomp"
@@ -83,6 +91,31 @@ rc=$?
 check "a relative file and dir ($rc): the run is in FILE's dir/../data, its results in ./res" \
 	"$([ $rc = 0 ] && grep -qx "$(cd "$tmp/rel/data" && pwd -P)" "$tmp/rel/res/only-0.out" &&
 	   echo "$out" | grep -Eq '^Amean score +3 '; echo $?)" "$out"
+
+# disk: the kernel's block-I/O throttle on the runs' disk. 150 reads of
+# 4 KiB with O_DIRECT at 50 a second cannot take less than 2 s (the
+# throttle lends a first slice); unthrottled they take milliseconds.
+cat >"$tmp/rel/disk.exp" <<'EXP'
+mem      16M
+swap     none
+dir      data
+disk     riops=50
+workload dd if=/dev/zero of=f bs=4k count=150 2>/dev/null && sync && s=$(date +%s.%N) && dd if=f of=/dev/null bs=4k iflag=direct 2>/dev/null && echo "read_s $(date +%s.%N) $s" | awk '{ print $1, $2 - $3 }'
+figure   read_s lower
+config   only
+EXP
+out=$("$PAGER" experiment -o "$tmp/rel/dres" "$tmp/rel/disk.exp" 2>&1)
+rc=$?
+if echo "$out" | grep -Eq 'disk: (no cgroup hierarchy|.* not a block device)'; then
+	skip_one "no block-I/O cgroup controller or block device here: $(echo "$out" | head -1)"
+else
+	took=$(echo "$out" | awk '$1 == "Amean" && $2 == "read_s" { print $3 }')
+	check "disk riops=50 ($rc): 150 direct reads took ${took:-?} s (>= 2), the table names the throttle, its group is gone" \
+		"$([ $rc = 0 ] && awk -v t="${took:-0}" 'BEGIN { exit !(t >= 2) }' &&
+		   echo "$out" | grep -Eq '^disk: riops=50 \(cgroup v[12] [a-z.]+ on [0-9]+:[0-9]+' &&
+		   ! ls -d /sys/fs/cgroup/*/pager-experiment-* /sys/fs/cgroup/pager-experiment-* 2>/dev/null | grep -q .;
+		   echo $?)" "$out"
+fi
 
 # ---- pager trace: the policy's events as mm_vmscan_* lines ---------------
 start_daemon 8M || skip_rest "the daemon did not start"
