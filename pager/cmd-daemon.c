@@ -28,8 +28,10 @@ static const char usage[] =
 	"[--swap-size SIZE]\n"
 	"                    [--socket PATH] [--set KEY=VALUE]... "
 	"[--log FILE] [--record FILE] [-v]\n"
-	"                    [--allow-uid UID]...\n"
+	"                    [--allow-uid UID]... [--check]\n"
 	"Runs the pager daemon in the foreground until SIGTERM or SIGINT.\n"
+	"--check: only set it up with the options and settings and say "
+	"whether all\nare taken (status 0) or which is not (status 1).\n"
 	"Defaults: --mem 1G; swap in a removed temporary file in $TMPDIR or "
 	"/var/tmp\n"
 	"of four times the budget, at least 1G (sparse: disk is used as "
@@ -168,12 +170,14 @@ int cmd_daemon(int argc, char **argv)
 		{ "record", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "allow-uid", required_argument, NULL, 'u' },
+		{ "check", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon_args a;
 	struct pgr_opts o;
 	char sock[108], swap[256];
+	bool check = false;
 	int c, rc;
 
 	daemon_args_init(&a);
@@ -183,6 +187,10 @@ int cmd_daemon(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		}
+		if (c == 'C') {
+			check = true;
+			continue;
+		}
 		if (daemon_parse_opt(&a, c, optarg, usage))
 			return 2;
 	}
@@ -190,10 +198,15 @@ int cmd_daemon(int argc, char **argv)
 		return pgr_usage_error(usage, "unexpected '%s'", argv[optind]);
 	if (!a.socket)
 		a.socket = pgr_default_socket(sock, sizeof(sock));
+	if (check) {
+		a.no_swap = true;	/* no swap file made to be removed */
+		a.log = NULL;		/* the verdict goes to stderr */
+		a.record = NULL;
+	}
 	daemon_logging(&a);
 	if (daemon_opts(&a, &o, swap, sizeof(swap)))
 		return 1;
-	rc = pgr_daemon_run(&o);
+	rc = check ? pgr_daemon_check(&o) : pgr_daemon_run(&o);
 	free(a.sets);
 	return rc;
 }

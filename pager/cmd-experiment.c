@@ -35,11 +35,13 @@
 #include "wire.h"
 
 static const char usage[] =
-	"usage: pager experiment [-o DIR] [--repeat N] FILE\n"
+	"usage: pager experiment [-o DIR] [--repeat N] [--check] FILE\n"
 	"Runs FILE's workload under the pager once per configuration and\n"
 	"prints a comparison with the first; DIR (default results/NAME)\n"
 	"gets table.txt, results.csv, each run's output and logs, and\n"
-	"plot.png/plot.svg. docs/experiments.md describes FILE.\n";
+	"plot.png/plot.svg. docs/experiments.md describes FILE.\n"
+	"--check: check FILE, each configuration's settings and its disk\n"
+	"line, print the plan, run nothing.\n";
 
 #define DEFAULT_COUNTERS "pgmajfault pgpgin pswpin pswpout " \
 	"workingset_refault_anon workingset_refault_file " \
@@ -81,13 +83,13 @@ static int mkdirs(const char *path)
 
 /* ---- one run ------------------------------------------------------------- */
 
-static pid_t spawn_daemon(const struct ctx *x, const struct exp_config *c,
-			  const char *sock, const char *log)
+/* `pager daemon` with the budget, swap and settings of @c (NULL: the
+ * common ones only) in @argv; returns the count. Room for 12 more. */
+static int daemon_argv(const struct ctx *x, const struct exp_config *c,
+		       const char **argv)
 {
 	const struct experiment *e = x->e;
-	const char *argv[16 + 4 * EXP_MAX_SETS];
 	int n = 0;
-	pid_t pid;
 
 	argv[n++] = x->self;
 	argv[n++] = "daemon";
@@ -99,18 +101,29 @@ static pid_t spawn_daemon(const struct ctx *x, const struct exp_config *c,
 		argv[n++] = "--swap-size";
 		argv[n++] = e->swap;
 	}
-	argv[n++] = "--socket";
-	argv[n++] = sock;
-	argv[n++] = "--log";
-	argv[n++] = log;
 	for (int k = 0; k < e->nr_common; k++) {
 		argv[n++] = "--set";
 		argv[n++] = e->common[k];
 	}
-	for (int k = 0; k < c->nr_sets; k++) {
+	for (int k = 0; c && k < c->nr_sets; k++) {
 		argv[n++] = "--set";
 		argv[n++] = c->sets[k];
 	}
+	argv[n] = NULL;
+	return n;
+}
+
+static pid_t spawn_daemon(const struct ctx *x, const struct exp_config *c,
+			  const char *sock, const char *log)
+{
+	const char *argv[24 + 4 * EXP_MAX_SETS];
+	int n = daemon_argv(x, c, argv);
+	pid_t pid;
+
+	argv[n++] = "--socket";
+	argv[n++] = sock;
+	argv[n++] = "--log";
+	argv[n++] = log;
 	argv[n] = NULL;
 	pid = fork();
 	if (pid == 0) {
@@ -126,6 +139,86 @@ static pid_t spawn_daemon(const struct ctx *x, const struct exp_config *c,
 		_exit(127);
 	}
 	return pid;
+}
+
+/* `pager daemon --check` with @c's settings: 0, or -1 with what it said
+ * in @why. */
+static int check_daemon(const struct ctx *x, const struct exp_config *c,
+			char *why, size_t len)
+{
+	const char *argv[24 + 4 * EXP_MAX_SETS];
+	int n = daemon_argv(x, c, argv), pipefd[2], status = 0;
+	ssize_t got = 0, r;
+	pid_t pid;
+
+	argv[n++] = "--check";
+	argv[n] = NULL;
+	if (pipe(pipefd)) {
+		snprintf(why, len, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		execv(x->self, (char **)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while (got < (ssize_t)len - 1 &&
+	       (r = read(pipefd[0], why + got, len - 1 - (size_t)got)) > 0)
+		got += r;
+	close(pipefd[0]);
+	why[got] = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		snprintf(why, len, "cannot run `pager daemon --check`: %s",
+			 strerror(errno));
+		return -1;
+	}
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	/* Its first line, without the "pager: " its messages start with. */
+	why[strcspn(why, "\n")] = 0;
+	if (!strncmp(why, "pager: ", 7))
+		memmove(why, why + 7, strlen(why + 7) + 1);
+	if (!why[0])
+		snprintf(why, len, "the daemon refused (status %d)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return -1;
+}
+
+/* Every configuration's settings as its daemon will take them, before
+ * anything runs: a bad one is an error of the file, at its line. */
+static int check_settings(const struct ctx *x, const char *file)
+{
+	const struct experiment *e = x->e;
+	char why[512];
+
+	if (check_daemon(x, NULL, why, sizeof(why))) {
+		/* Which `set` line: the first the daemon's message names. */
+		int line = e->nr_common ? e->common_line[0] : 0;
+
+		for (int k = 0; k < e->nr_common; k++) {
+			if (strstr(why, e->common[k])) {
+				line = e->common_line[k];
+				break;
+			}
+		}
+		fprintf(stderr, "pager: %s:%d: %s\n", file, line, why);
+		return -1;
+	}
+	for (int c = 0; c < e->nr_configs; c++) {
+		if (check_daemon(x, &e->configs[c], why, sizeof(why))) {
+			fprintf(stderr, "pager: %s:%d: config %s: %s\n", file,
+				e->configs[c].line, e->configs[c].name, why);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int wait_socket(const char *sock, pid_t daemon)
@@ -695,23 +788,107 @@ static void examples_on_path(const struct ctx *x, const char *file)
 	setenv("PATH", path, 1);
 }
 
+/* Run every configuration, repeat by repeat, and report; the number of
+ * failed runs. */
+static int run_all(const struct ctx *x, const char *file)
+{
+	const struct experiment *e = x->e;
+	struct exp_run *runs[EXP_MAX_CONFIGS], *all;
+	char path[PATH_MAX], (*figs)[64];
+	int failed = 0;
+	size_t nr_figs;
+	FILE *f;
+
+	examples_on_path(x, file);
+	for (int c = 0; c < e->nr_configs; c++)
+		runs[c] = pgr_xcalloc((size_t)e->repeat, sizeof(**runs));
+	for (int r = 0; r < e->repeat; r++) {
+		for (int c = 0; c < e->nr_configs; c++) {
+			struct exp_run *run = &runs[c][r];
+
+			fprintf(stderr, "pager: experiment: %s, run %d of %d ...",
+				e->configs[c].name, r + 1, e->repeat);
+			run_one(x, c, r, run);
+			if (run->failed)
+				fprintf(stderr, " failed: %s\n", run->why);
+			else
+				fprintf(stderr, " done\n");
+			failed += run->failed;
+		}
+	}
+	figs = pgr_xcalloc(1024, sizeof(*figs));
+	all = pgr_xcalloc((size_t)(e->nr_configs * e->repeat), sizeof(*all));
+	for (int c = 0; c < e->nr_configs; c++)
+		for (int r = 0; r < e->repeat; r++)
+			all[c * e->repeat + r] = runs[c][r];
+	nr_figs = figure_names(e, all, e->nr_configs * e->repeat, figs, 1024);
+	free(all);
+	table(x, stdout, runs, figs, nr_figs, e->repeat);
+	snprintf(path, sizeof(path), "%s/table.txt", x->out);
+	f = fopen(path, "we");
+	if (f) {
+		table(x, f, runs, figs, nr_figs, e->repeat);
+		fclose(f);
+	}
+	if (write_csv(x, runs, e->repeat))
+		pgr_warn("cannot write %s/results.csv", x->out);
+	plot(x, runs, e->repeat);
+	printf("\n(results in %s: table.txt, results.csv%s, each run's "
+	       ".out, .err and .daemon.log)\n", x->out,
+	       e->plot[0] ? ", plot.png, plot.svg" : "");
+	for (int c = 0; c < e->nr_configs; c++) {
+		for (int r = 0; r < e->repeat; r++)
+			free(runs[c][r].vals);
+		free(runs[c]);
+	}
+	free(figs);
+	return failed;
+}
+
+/* --check: what would run; 0. */
+static int print_plan(const struct ctx *x, const char *file)
+{
+	const struct experiment *e = x->e;
+
+	printf("%s: ok\n%s\nworkload: %s\nin %s\nbudget %s, swap %s; "
+	       "%d configuration%s, %d run%s each\n", file,
+	       e->title[0] ? e->title : "experiment", e->workload, x->work,
+	       e->mem, e->swap[0] ? e->swap : "default", e->nr_configs,
+	       e->nr_configs > 1 ? "s" : "", e->repeat,
+	       e->repeat > 1 ? "s" : "");
+	if (e->disk.text[0])
+		printf("disk: %s (%s)\n", e->disk.text, x->disk.what);
+	if (e->nr_common) {
+		printf("all with:");
+		for (int k = 0; k < e->nr_common; k++)
+			printf(" %s", e->common[k]);
+		printf("\n");
+	}
+	for (int c = 0; c < e->nr_configs; c++) {
+		printf("  %-12s", e->configs[c].name);
+		for (int k = 0; k < e->configs[c].nr_sets; k++)
+			printf(" %s", e->configs[c].sets[k]);
+		printf("%s\n", c ? "" : "  (base)");
+	}
+	return 0;
+}
+
 int cmd_experiment(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct experiment e;
 	struct ctx x = { .e = &e };
-	struct exp_run *runs[EXP_MAX_CONFIGS];
-	char err[512], path[PATH_MAX], (*figs)[64];
+	char err[512], path[PATH_MAX];
 	const char *out = NULL;
-	int repeat = 0, c, failed = 0;
-	size_t nr_figs;
+	int repeat = 0, c, rc;
+	bool check_only = false;
 	ssize_t n;
-	FILE *f;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		uint64_t v;
@@ -726,6 +903,9 @@ int cmd_experiment(int argc, char **argv)
 				return pgr_usage_error(usage, "--repeat: 1 to %d",
 						       EXP_MAX_REPEAT);
 			repeat = (int)v;
+			break;
+		case 'c':
+			check_only = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -748,58 +928,14 @@ int cmd_experiment(int argc, char **argv)
 		return 1;
 	}
 	x.self[n] = 0;
-	if (e.disk.text[0] && open_disk(&x)) {
-		exp_release(&e);
-		return 1;
-	}
-	examples_on_path(&x, argv[optind]);
-	for (c = 0; c < e.nr_configs; c++)
-		runs[c] = pgr_xcalloc((size_t)e.repeat, sizeof(**runs));
-	for (int r = 0; r < e.repeat; r++) {
-		for (c = 0; c < e.nr_configs; c++) {
-			struct exp_run *run = &runs[c][r];
-
-			fprintf(stderr, "pager: experiment: %s, run %d of %d ...",
-				e.configs[c].name, r + 1, e.repeat);
-			run_one(&x, c, r, run);
-			if (run->failed)
-				fprintf(stderr, " failed: %s\n", run->why);
-			else
-				fprintf(stderr, " done\n");
-			failed += run->failed;
-		}
-	}
-	figs = pgr_xcalloc(1024, sizeof(*figs));
-	{
-		struct exp_run *all = pgr_xcalloc((size_t)(e.nr_configs *
-						   e.repeat), sizeof(*all));
-
-		for (c = 0; c < e.nr_configs; c++)
-			for (int r = 0; r < e.repeat; r++)
-				all[c * e.repeat + r] = runs[c][r];
-		nr_figs = figure_names(&e, all, e.nr_configs * e.repeat, figs,
-				       1024);
-		free(all);
-	}
-	table(&x, stdout, runs, figs, nr_figs, e.repeat);
-	snprintf(path, sizeof(path), "%s/table.txt", x.out);
-	f = fopen(path, "we");
-	if (f) {
-		table(&x, f, runs, figs, nr_figs, e.repeat);
-		fclose(f);
-	}
-	if (write_csv(&x, runs, e.repeat))
-		pgr_warn("cannot write %s/results.csv", x.out);
-	plot(&x, runs, e.repeat);
-	printf("\n(results in %s: table.txt, results.csv%s, each run's "
-	       ".out, .err and .daemon.log)\n", x.out,
-	       e.plot[0] ? ", plot.png, plot.svg" : "");
-	for (c = 0; c < e.nr_configs; c++) {
-		for (int r = 0; r < e.repeat; r++)
-			free(runs[c][r].vals);
-		free(runs[c]);
-	}
-	free(figs);
+	if (check_settings(&x, argv[optind]))
+		rc = 2;
+	else if (e.disk.text[0] && open_disk(&x))
+		rc = 1;
+	else if (check_only)
+		rc = print_plan(&x, argv[optind]);
+	else
+		rc = run_all(&x, argv[optind]) ? 1 : 0;
 	if (x.disk.dir[0])
 		exp_disk_close(x.disk.dir);
 	if (x.work_temp) {
@@ -808,5 +944,5 @@ int cmd_experiment(int argc, char **argv)
 			pgr_warn("cannot remove %s", x.work);
 	}
 	exp_release(&e);
-	return failed ? 1 : 0;
+	return rc;
 }

@@ -246,6 +246,23 @@ void pgr_daemon_free(struct pgr *p)
 	free(p);
 }
 
+int pgr_daemon_check(const struct pgr_opts *o)
+{
+	struct pgr_opts dry = *o;
+	struct pgr *p;
+	uv_loop_t loop;
+
+	dry.socket_path = NULL;
+	dry.swap_pages = 0;
+	dry.record = NULL;
+	uv_loop_init(&loop);
+	p = pgr_daemon_new(&dry, &loop);
+	if (p)
+		pgr_daemon_free(p);
+	uv_loop_close(&loop);
+	return p ? 0 : 1;
+}
+
 int pgr_daemon_run(const struct pgr_opts *o)
 {
 	struct pgr *p;

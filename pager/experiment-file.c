@@ -124,6 +124,7 @@ static int config(struct parse *ps, struct experiment *e, char *v)
 	c = &e->configs[e->nr_configs];
 	memset(c, 0, sizeof(*c));
 	strcpy(c->name, name);
+	c->line = ps->line;
 	e->nr_configs++;	/* counted now, so a failure frees its sets */
 	while ((kv = strtok(NULL, " \t"))) {
 		if (!strchr(kv, '=') || kv[0] == '=')
@@ -149,6 +150,7 @@ static int common(struct parse *ps, struct experiment *e, char *v)
 		if (e->nr_common == EXP_MAX_SETS)
 			return fail(ps, "set: at most %d settings",
 				    EXP_MAX_SETS);
+		e->common_line[e->nr_common] = ps->line;
 		e->common[e->nr_common++] = pgr_xstrdup(kv);
 	}
 	return 0;

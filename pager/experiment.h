@@ -27,6 +27,7 @@ struct exp_figure {
 
 struct exp_config {
 	char name[48];
+	int line;			/* in the file */
 	char *sets[EXP_MAX_SETS];	/* KEY=VALUE */
 	int nr_sets;
 };
@@ -54,6 +55,7 @@ struct experiment {
 	struct exp_config configs[EXP_MAX_CONFIGS];
 	int nr_configs;
 	char *common[EXP_MAX_SETS];	/* `set` lines: every configuration */
+	int common_line[EXP_MAX_SETS];
 	int nr_common;
 };
 

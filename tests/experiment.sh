@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=23
+plan=27
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -43,6 +43,26 @@ config a" "2: disk rbps: expected bytes a second"
 if ! "$PAGER" run --help >/dev/null 2>&1 || [ "$(id -u)" != 0 ]; then
 	skip_rest "the daemon needs root and liburing, libuv, libseccomp"
 fi
+# Settings are checked by the daemon's own rules before anything runs.
+bad "an unknown tunable in a set line" "mem 16M
+dir runs
+set vm.swappiness=60
+set vm.swapiness=60
+workload touch ran
+config a" "4: --set vm.swapiness=60: unknown tunable"
+bad "a bad value in the second configuration" "mem 16M
+dir runs
+workload touch ran
+config a use_once_mapped=on
+config b use_once_mapped=maybe" "5: config b: --set use_once_mapped=maybe: expected on or off"
+check "and no workload ran for either" "$([ -d "$tmp/runs" ] && [ ! -e "$tmp/runs/ran" ]; echo $?)"
+printf 'mem 16M\nswap none\ndir data\nworkload touch ran\nconfig a\nconfig b vm.swappiness=10\n' >"$tmp/plan.exp"
+out=$("$PAGER" experiment --check -o "$tmp/pres" "$tmp/plan.exp" 2>&1)
+rc=$?
+check "--check ($rc) prints the plan and runs nothing" \
+	"$([ $rc = 0 ] && echo "$out" | grep -q "^budget 16M, swap none; 2 configurations, 1 run each$" &&
+	   echo "$out" | grep -q "^  b  *vm.swappiness=10$" && [ ! -e "$tmp/data/ran" ]; echo $?)" "$out"
+
 cat >"$tmp/small.exp" <<'EXP'
 # a small experiment: two figures, a configuration that fails
 title  small
