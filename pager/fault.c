@@ -98,7 +98,7 @@ void pgr_wake(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
 	ioctl(c->uffd, UFFDIO_WAKE, &r);
 }
 
-static void count_fault(struct pgr *p, struct client *c, bool major)
+void pgr_count_fault(struct pgr *p, struct client *c, bool major)
 {
 	pol_count(p->pol, c->group, POL_PGFAULT, 1);
 	if (major)
@@ -241,7 +241,7 @@ static enum pgr_served first_touch(struct pgr *p, struct client *c,
 	if (done > 1)	/* mapped around the fault: young, as touched */
 		pgr_rec_access(p, c, addr + PGR_PAGE, (uint64_t)done - 1,
 			       write);
-	count_fault(p, c, false);
+	pgr_count_fault(p, c, false);
 	return PGR_SERVED;
 }
 
@@ -281,7 +281,7 @@ static enum pgr_served armed_refault(struct pgr *p, struct client *c,
 		/* A readahead hit: a minor fault, and a wider window. */
 		pol_count(p->pol, c->group, POL_SWAP_RA_HIT, 1);
 		p->ra_hits++;
-		count_fault(p, c, false);
+		pgr_count_fault(p, c, false);
 	}
 	if (p->pages[i].flags & DP_FRESH) {
 		/* Its swap-in, finished: not a reference. */
@@ -290,7 +290,7 @@ static enum pgr_served armed_refault(struct pgr *p, struct client *c,
 	}
 	pol_count(p->pol, c->group, POL_PGFAULT_YOUNG, 1);
 	c->st.young++;
-	count_fault(p, c, false);
+	pgr_count_fault(p, c, false);
 	return PGR_SERVED;
 }
 
@@ -431,7 +431,7 @@ static enum pgr_served swap_in(struct pgr *p, struct client *c, uint32_t rid,
 		return err == -ENOMEM ? PGR_NOMEM : PGR_RETRY;
 	}
 	c->st.swapins++;
-	count_fault(p, c, true);
+	pgr_count_fault(p, c, true);
 	swap_readahead(p, c, rid, off);
 	return PGR_SERVED;
 }
@@ -528,7 +528,7 @@ static enum pgr_served take_foreign(struct pgr *p, struct client *c,
 	pol_page_add(p->pol, i, &how);
 	c->foreign--;
 	c->resident++;
-	count_fault(p, c, false);
+	pgr_count_fault(p, c, false);
 	return PGR_SERVED;
 }
 

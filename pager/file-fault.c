@@ -47,14 +47,6 @@ struct file_read {
 
 /* ---- faults ------------------------------------------------------------- */
 
-static void count_fault(struct pgr *p, struct client *c, bool major)
-{
-	pol_count(p->pol, c->group, POL_PGFAULT, 1);
-	if (major)
-		pol_count(p->pol, c->group, POL_PGMAJFAULT, 1);
-	c->st.faults++;
-}
-
 /* May page @i of a shared mapping be mapped writable? Only once dirty:
  * a clean one is write-protected so its first write is seen. */
 static bool map_wp(const struct pgr *p, const struct region *r, uint32_t i,
@@ -134,7 +126,7 @@ static enum pgr_served cow(struct pgr *p, struct client *c, uint32_t rid,
 	r->slot[off] = sl_of_page(a);
 	pol_page_add(p->pol, a, &how);
 	c->resident++;
-	count_fault(p, c, false);
+	pgr_count_fault(p, c, false);
 	return PGR_SERVED;
 }
 
@@ -239,7 +231,7 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 			from++;
 		read_ahead(p, c, rid, from, from + ra);
 	}
-	count_fault(p, c, false);
+	pgr_count_fault(p, c, false);
 	return PGR_SERVED;
 }
 
@@ -408,7 +400,7 @@ static enum pgr_served file_miss(struct pgr *p, struct client *c,
 		return PGR_RETRY;
 	}
 	c->st.swapins++;
-	count_fault(p, c, true);
+	pgr_count_fault(p, c, true);
 	return PGR_PARKED;
 }
 

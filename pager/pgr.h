@@ -395,6 +395,8 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 void pgr_region_drop_all(struct pgr *p, struct client *c);
 
 /* fault.c */
+/* Count a fault @c took (pgfault, and pgmajfault if it waited for I/O). */
+void pgr_count_fault(struct pgr *p, struct client *c, bool major);
 /* Take a free page for @c, reclaiming as the kernel's allocator would. */
 enum pgr_served pgr_alloc(struct pgr *p, struct client *c, uint32_t *page);
 void pgr_uffd_ready(struct pgr *p, struct client *c);
