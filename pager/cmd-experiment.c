@@ -36,17 +36,15 @@
 
 static const char usage[] =
 	"usage: pager experiment [-o DIR] [--repeat N] [--check] FILE\n"
+	"       pager experiment --report DIR FILE\n"
 	"Runs FILE's workload under the pager once per configuration and\n"
 	"prints a comparison with the first; DIR (default results/NAME)\n"
 	"gets table.txt, results.csv, each run's output and logs, and\n"
 	"plot.png/plot.svg. docs/experiments.md describes FILE.\n"
 	"--check: check FILE, each configuration's settings and its disk\n"
-	"line, print the plan, run nothing.\n";
-
-#define DEFAULT_COUNTERS "pgmajfault pgpgin pswpin pswpout " \
-	"workingset_refault_anon workingset_refault_file " \
-	"workingset_activate_file pgactivate pgdeactivate pgscan_anon " \
-	"pgscan_file pgsteal_anon pgsteal_file oom_kill"
+	"line, print the plan, run nothing. --report: the table and plot\n"
+	"again from DIR/results.csv of an earlier run, as FILE now says\n"
+	"(its figures, counters, plot), into DIR; nothing runs.\n";
 
 struct ctx {
 	const struct experiment *e;
@@ -393,299 +391,6 @@ static void run_one(const struct ctx *x, int c, int r, struct exp_run *run)
 	unlink(sock);
 }
 
-/* ---- results --------------------------------------------------------------- */
-
-struct stats {
-	double mean, sd;
-	int n;
-};
-
-static bool value_of(const struct exp_run *run, const char *name, double *v)
-{
-	for (size_t k = 0; k < run->nr; k++) {
-		if (!strcmp(run->vals[k].name, name)) {
-			*v = run->vals[k].v;
-			return true;
-		}
-	}
-	return false;
-}
-
-static struct stats stats_of(struct exp_run *runs, int repeat, const char *name)
-{
-	struct stats s = { 0, 0, 0 };
-	double sum = 0, sq = 0, v;
-
-	for (int r = 0; r < repeat; r++) {
-		if (runs[r].failed || !value_of(&runs[r], name, &v))
-			continue;
-		sum += v;
-		sq += v * v;
-		s.n++;
-	}
-	if (s.n) {
-		s.mean = sum / s.n;
-		s.sd = s.n > 1 ? sqrt(fmax(0, (sq - sum * sum / s.n) /
-					   (s.n - 1))) : 0;
-	}
-	return s;
-}
-
-/* The figures seen, in order of appearance: indexed ones (round0, ...)
- * sorted by index within their figure. */
-static size_t figure_names(const struct experiment *e, struct exp_run *all,
-			   int nr_runs, char (*names)[64], size_t max)
-{
-	size_t n = 0;
-
-	for (int f = 0; f < e->nr_figures; f++) {
-		const char *base = e->figures[f].name;
-		size_t len = strlen(base);
-
-		bool seen = false;
-
-		/* The plain name, then NAME0, NAME1, ... (an index may start
-		 * at 0 or 1) up to the first gap. */
-		for (long idx = -1; idx < 10000 && n < max; idx++) {
-			char want[64];
-			bool found = false;
-
-			if (idx < 0)
-				snprintf(want, sizeof(want), "%s", base);
-			else
-				snprintf(want, sizeof(want), "%s%ld", base, idx);
-			for (int r = 0; r < nr_runs && !found; r++)
-				for (size_t k = 0; k < all[r].nr && !found; k++)
-					found = !strcmp(all[r].vals[k].name, want);
-			if (found) {
-				snprintf(names[n++], 64, "%s", want);
-				seen = seen || idx >= 0;
-			} else if (idx >= 0 && (seen || idx >= 1)) {
-				break;
-			}
-		}
-		(void)len;
-	}
-	return n;
-}
-
-static bool higher_better(const struct experiment *e, const char *name)
-{
-	for (int f = 0; f < e->nr_figures; f++)
-		if (!strncmp(name, e->figures[f].name,
-			     strlen(e->figures[f].name)))
-			return e->figures[f].higher_better;
-	return false;
-}
-
-static bool all_failed(const struct exp_run *runs, int repeat)
-{
-	for (int r = 0; r < repeat; r++)
-		if (!runs[r].failed)
-			return false;
-	return true;
-}
-
-/* mmtests' convention: the percentage is the gain over the base, positive
- * when better; '*' marks a difference beyond twice the noise. */
-static void cell(FILE *f, struct stats b, struct stats s, bool base,
-		 bool higher, bool all_failed)
-{
-	double gain;
-	bool sig;
-
-	if (!s.n) {
-		fprintf(f, " %13s %10s ", all_failed ? "failed" : "-", "");
-		return;
-	}
-	if (base || !b.n || b.mean == 0) {
-		fprintf(f, " %13.6g (%7.2f%%)%s", s.mean, 0.0, " ");
-		return;
-	}
-	gain = (higher ? s.mean - b.mean : b.mean - s.mean) / fabs(b.mean) *
-	       100.0;
-	sig = b.n > 1 && s.n > 1 && fabs(s.mean - b.mean) > 2 * fmax(b.sd, s.sd);
-	fprintf(f, " %13.6g (%7.2f%%)%s", s.mean, gain, sig ? "*" : " ");
-}
-
-static void table(const struct ctx *x, FILE *f, struct exp_run **runs,
-		  char (*figs)[64], size_t nr_figs, int repeat)
-{
-	const struct experiment *e = x->e;
-	char counters[1024], *save = NULL;
-
-	fprintf(f, "%s\n", e->title[0] ? e->title : "experiment");
-	fprintf(f, "workload: %s\nbudget %s, swap %s, %d run%s each\n",
-		e->workload, e->mem, e->swap[0] ? e->swap : "default", repeat,
-		repeat > 1 ? "s" : "");
-	if (e->disk.text[0])
-		fprintf(f, "disk: %s (%s)\n", e->disk.text, x->disk.what);
-	if (e->nr_common) {
-		fprintf(f, "all with:");
-		for (int k = 0; k < e->nr_common; k++)
-			fprintf(f, " %s", e->common[k]);
-		fprintf(f, "\n");
-	}
-	for (int c = 0; c < e->nr_configs; c++) {
-		fprintf(f, "  %-12s", e->configs[c].name);
-		for (int k = 0; k < e->configs[c].nr_sets; k++)
-			fprintf(f, " %s", e->configs[c].sets[k]);
-		fprintf(f, "%s\n", c ? "" : "  (base)");
-		for (int r = 0; r < repeat; r++)
-			if (runs[c][r].failed)
-				fprintf(f, "    run %d failed: %s\n", r,
-					runs[c][r].why);
-	}
-	fprintf(f, "\n%-22s", "");
-	for (int c = 0; c < e->nr_configs; c++)
-		fprintf(f, " %24s", e->configs[c].name);
-	fprintf(f, "\n");
-	for (size_t k = 0; k < nr_figs; k++) {
-		struct stats b = stats_of(runs[0], repeat, figs[k]);
-		bool hb = higher_better(e, figs[k]);
-
-		fprintf(f, "Amean %-16s", figs[k]);
-		for (int c = 0; c < e->nr_configs; c++)
-			cell(f, b, stats_of(runs[c], repeat, figs[k]), !c, hb,
-			     all_failed(runs[c], repeat));
-		fprintf(f, "\n");
-	}
-	{
-		struct stats b = stats_of(runs[0], repeat, "elapsed_s");
-
-		fprintf(f, "Amean %-16s", "elapsed_s");
-		for (int c = 0; c < e->nr_configs; c++)
-			cell(f, b, stats_of(runs[c], repeat, "elapsed_s"), !c,
-			     false, all_failed(runs[c], repeat));
-		fprintf(f, "\n");
-	}
-	fprintf(f, "\n%-22s", "pager counters");
-	for (int c = 0; c < e->nr_configs; c++)
-		fprintf(f, " %24s", e->configs[c].name);
-	fprintf(f, "\n");
-	snprintf(counters, sizeof(counters), "%s",
-		 e->counters[0] ? e->counters : DEFAULT_COUNTERS);
-	for (char *name = strtok_r(counters, " \t", &save); name;
-	     name = strtok_r(NULL, " \t", &save)) {
-		fprintf(f, "%-22s", name);
-		for (int c = 0; c < e->nr_configs; c++) {
-			struct stats s = stats_of(runs[c], repeat, name);
-
-			if (s.n)
-				fprintf(f, " %24.0f", s.mean);
-			else
-				fprintf(f, " %24s", "-");
-		}
-		fprintf(f, "\n");
-	}
-}
-
-static int write_csv(const struct ctx *x, struct exp_run **runs, int repeat)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/results.csv", x->out);
-	f = fopen(path, "we");
-	if (!f)
-		return -1;
-	fprintf(f, "config,run,name,value\n");
-	for (int c = 0; c < x->e->nr_configs; c++) {
-		for (int r = 0; r < repeat; r++) {
-			const struct exp_run *run = &runs[c][r];
-
-			if (run->failed)
-				fprintf(f, "%s,%d,failed,\"%s\"\n",
-					x->e->configs[c].name, r, run->why);
-			for (size_t k = 0; k < run->nr; k++)
-				fprintf(f, "%s,%d,%s,%.9g\n",
-					x->e->configs[c].name, r,
-					run->vals[k].name, run->vals[k].v);
-		}
-	}
-	return fclose(f);
-}
-
-/* The plotted figure per index, a line per configuration: plot.dat and
- * plot.gp, drawn with gnuplot into plot.png and plot.svg. */
-static void plot(const struct ctx *x, struct exp_run **runs, int repeat)
-{
-	const struct experiment *e = x->e;
-	char path[PATH_MAX], cmd[PATH_MAX + 64];
-	double lo = INFINITY, hi = 0;
-	long last = -1;
-	FILE *f;
-
-	if (!e->plot[0])
-		return;
-	snprintf(path, sizeof(path), "%s/plot.dat", x->out);
-	f = fopen(path, "we");
-	if (!f)
-		return;
-	fprintf(f, "# index");
-	for (int c = 0; c < e->nr_configs; c++)
-		fprintf(f, " %s", e->configs[c].name);
-	fprintf(f, "\n");
-	for (long idx = 0; idx < 10000; idx++) {
-		char name[64];
-		bool any = false;
-
-		snprintf(name, sizeof(name), "%s%ld", e->plot, idx);
-		for (int c = 0; c < e->nr_configs; c++)
-			any = any || stats_of(runs[c], repeat, name).n;
-		if (!any && idx == 0)
-			continue;	/* indexes from 1 */
-		if (!any)
-			break;
-		last = idx;
-		fprintf(f, "%ld", idx);
-		for (int c = 0; c < e->nr_configs; c++) {
-			struct stats s = stats_of(runs[c], repeat, name);
-
-			if (s.n) {
-				fprintf(f, " %.9g", s.mean);
-				lo = s.mean > 0 && s.mean < lo ? s.mean : lo;
-				hi = s.mean > hi ? s.mean : hi;
-			} else {
-				fprintf(f, " NaN");
-			}
-		}
-		fprintf(f, "\n");
-	}
-	fclose(f);
-	if (last < 0)
-		return;
-	snprintf(path, sizeof(path), "%s/plot.gp", x->out);
-	f = fopen(path, "we");
-	if (!f)
-		return;
-	fprintf(f, "set title \"%s\" noenhanced\n", e->title[0] ? e->title :
-		"experiment");
-	fprintf(f, "set xlabel \"%s (index)\" noenhanced\nset ylabel \"%s\" "
-		"noenhanced\nset key outside right\nset grid\n", e->plot,
-		e->plot);
-	if (lo > 0 && hi / lo > 100)
-		fprintf(f, "set logscale y\n");
-	fprintf(f, "set xrange [-0.5:%ld.5]\n", last);
-	fprintf(f, "set datafile missing \"NaN\"\n");
-	for (int t = 0; t < 2; t++) {
-		fprintf(f, "set terminal %s size 900,500\nset output \"%s\"\n",
-			t ? "svg" : "png", t ? "plot.svg" : "plot.png");
-		fprintf(f, "plot ");
-		for (int c = 0; c < e->nr_configs; c++)
-			fprintf(f, "%s\"plot.dat\" using 1:%d with linespoints "
-				"title \"%s\" noenhanced", c ? ", " : "", c + 2,
-				e->configs[c].name);
-		fprintf(f, "\n");
-	}
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plot.gp 2>/dev/null",
-		 x->out);
-	if (system(cmd))
-		pgr_warn("gnuplot did not draw %s/plot.gp (is gnuplot "
-			 "installed?); plot.dat has the numbers", x->out);
-}
-
 /* ---- the command --------------------------------------------------------- */
 
 /* Make the directory @path and put its absolute path in @dst (1024
@@ -793,11 +498,8 @@ static void examples_on_path(const struct ctx *x, const char *file)
 static int run_all(const struct ctx *x, const char *file)
 {
 	const struct experiment *e = x->e;
-	struct exp_run *runs[EXP_MAX_CONFIGS], *all;
-	char path[PATH_MAX], (*figs)[64];
+	struct exp_run *runs[EXP_MAX_CONFIGS];
 	int failed = 0;
-	size_t nr_figs;
-	FILE *f;
 
 	examples_on_path(x, file);
 	for (int c = 0; c < e->nr_configs; c++)
@@ -816,33 +518,30 @@ static int run_all(const struct ctx *x, const char *file)
 			failed += run->failed;
 		}
 	}
-	figs = pgr_xcalloc(1024, sizeof(*figs));
-	all = pgr_xcalloc((size_t)(e->nr_configs * e->repeat), sizeof(*all));
-	for (int c = 0; c < e->nr_configs; c++)
-		for (int r = 0; r < e->repeat; r++)
-			all[c * e->repeat + r] = runs[c][r];
-	nr_figs = figure_names(e, all, e->nr_configs * e->repeat, figs, 1024);
-	free(all);
-	table(x, stdout, runs, figs, nr_figs, e->repeat);
-	snprintf(path, sizeof(path), "%s/table.txt", x->out);
-	f = fopen(path, "we");
-	if (f) {
-		table(x, f, runs, figs, nr_figs, e->repeat);
-		fclose(f);
-	}
-	if (write_csv(x, runs, e->repeat))
-		pgr_warn("cannot write %s/results.csv", x->out);
-	plot(x, runs, e->repeat);
-	printf("\n(results in %s: table.txt, results.csv%s, each run's "
-	       ".out, .err and .daemon.log)\n", x->out,
-	       e->plot[0] ? ", plot.png, plot.svg" : "");
-	for (int c = 0; c < e->nr_configs; c++) {
-		for (int r = 0; r < e->repeat; r++)
-			free(runs[c][r].vals);
-		free(runs[c]);
-	}
-	free(figs);
+	exp_report(e, x->out, x->disk.what, runs, e->repeat, true);
+	exp_release_runs(e, runs, e->repeat);
 	return failed;
+}
+
+/* --report DIR: the runs of DIR/results.csv reported again; 0, or 1. */
+static int report_again(const struct experiment *e, const char *dir)
+{
+	struct exp_run *runs[EXP_MAX_CONFIGS] = { NULL };
+	char abs[PATH_MAX], path[PATH_MAX + 16], err[600];
+	int repeat;
+
+	if (!realpath(dir, abs)) {
+		fprintf(stderr, "pager: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/results.csv", abs);
+	if (exp_read_results(e, path, runs, &repeat, err, sizeof(err))) {
+		fprintf(stderr, "pager: %s\n", err);
+		return 1;
+	}
+	exp_report(e, abs, "", runs, repeat, false);
+	exp_release_runs(e, runs, EXP_MAX_REPEAT);
+	return 0;
 }
 
 /* --check: what would run; 0. */
@@ -879,9 +578,11 @@ int cmd_experiment(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "report", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *report = NULL;
 	struct experiment e;
 	struct ctx x = { .e = &e };
 	char err[512], path[PATH_MAX];
@@ -907,6 +608,9 @@ int cmd_experiment(int argc, char **argv)
 		case 'c':
 			check_only = true;
 			break;
+		case 'R':
+			report = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -919,6 +623,11 @@ int cmd_experiment(int argc, char **argv)
 	if (exp_parse(argv[optind], &e, err, sizeof(err))) {
 		fprintf(stderr, "pager: %s\n", err);
 		return 2;
+	}
+	if (report) {
+		rc = report_again(&e, report);
+		exp_release(&e);
+		return rc;
 	}
 	if (repeat)
 		e.repeat = repeat;

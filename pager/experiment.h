@@ -95,6 +95,20 @@ struct exp_run {
 	size_t nr, cap;
 };
 
+/* experiment-report.c: the comparison table (stdout and OUT/table.txt),
+ * OUT/results.csv if @write_results, the plot; @runs[config][repeat]. */
+void exp_report(const struct experiment *e, const char *out,
+		const char *disk_what, struct exp_run **runs, int repeat,
+		bool write_results);
+/* Read a results.csv back into @runs (allocated here, EXP_MAX_REPEAT a
+ * configuration; *@repeat the runs found): 0, or -1 with "FILE:LINE:
+ * reason" in @err. */
+int exp_read_results(const struct experiment *e, const char *path,
+		     struct exp_run **runs, int *repeat, char *err, size_t len);
+/* Free @runs[config][0..repeat). */
+void exp_release_runs(const struct experiment *e, struct exp_run **runs,
+		      int repeat);
+
 /* Add @v under @name to @run. */
 void exp_run_add(struct exp_run *run, const char *name, double v);
 /* Match one line of the workload's output against the figures. */

@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=27
+plan=30
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -95,6 +95,19 @@ check "plot.dat has a line per round, a column per configuration" \
 	   grep -q '^1 0.125 NaN 0.125$' "$tmp/res/plot.dat"; echo $?)" \
 	"$(cat "$tmp/res/plot.dat")"
 
+# --report: the same table again from results.csv, nothing run.
+cp "$tmp/res/table.txt" "$tmp/table.first"
+out=$("$PAGER" experiment --report "$tmp/res" "$tmp/small.exp" 2>&1)
+rc=$?
+check "--report ($rc): the table again from results.csv, line for line" \
+	"$([ $rc = 0 ] && cmp -s "$tmp/table.first" "$tmp/res/table.txt"; echo $?)" \
+	"$(diff "$tmp/table.first" "$tmp/res/table.txt" | head -5)"
+printf 'config,run,name,value\nbase,0,score,7\nnosuch,0,score,1\n' >"$tmp/res/results.csv"
+out=$("$PAGER" experiment --report "$tmp/res" "$tmp/small.exp" 2>&1)
+rc=$?
+check "--report of a results.csv naming another configuration: refused ($rc) at its line" \
+	"$([ $rc = 1 ] && echo "$out" | grep -q "results.csv:3: configuration 'nosuch'"; echo $?)" "$out"
+
 # A file named by a relative path whose `dir` is relative too: the run
 # chdirs into the directory and still finds its daemon.
 mkdir -p "$tmp/rel/exps"
@@ -111,6 +124,8 @@ rc=$?
 check "a relative file and dir ($rc): the run is in FILE's dir/../data, its results in ./res" \
 	"$([ $rc = 0 ] && grep -qx "$(cd "$tmp/rel/data" && pwd -P)" "$tmp/rel/res/only-0.out" &&
 	   echo "$out" | grep -Eq '^Amean score +3 '; echo $?)" "$out"
+check "without a plot line, plot.dat has each figure in percent of the base" \
+	"$(grep -q '^score 100 0$' "$tmp/rel/res/plot.dat"; echo $?)" "$(cat "$tmp/rel/res/plot.dat")"
 
 # disk: the kernel's block-I/O throttle on the runs' disk. 150 reads of
 # 4 KiB with O_DIRECT at 50 a second cannot take less than 2 s (the
