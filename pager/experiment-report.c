@@ -255,6 +255,20 @@ static void draw(const struct report *x)
 			 "installed?); plot.dat has the numbers", x->out);
 }
 
+/* OUT/plot.gp, its title written; NULL if it cannot be made. */
+static FILE *open_script(const struct report *x)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/plot.gp", x->out);
+	f = fopen(path, "we");
+	if (f)
+		fprintf(f, "set title \"%s\" noenhanced\n",
+			x->e->title[0] ? x->e->title : "experiment");
+	return f;
+}
+
 /* The `plot` figure, per index: a line per configuration. */
 static void plot_indexed(const struct report *x, struct exp_run **runs,
 			 int repeat)
@@ -302,12 +316,9 @@ static void plot_indexed(const struct report *x, struct exp_run **runs,
 	fclose(f);
 	if (last < 0)
 		return;
-	snprintf(path, sizeof(path), "%s/plot.gp", x->out);
-	f = fopen(path, "we");
+	f = open_script(x);
 	if (!f)
 		return;
-	fprintf(f, "set title \"%s\" noenhanced\n", e->title[0] ? e->title :
-		"experiment");
 	fprintf(f, "set xlabel \"%s (index)\" noenhanced\nset ylabel \"%s\" "
 		"noenhanced\nset key outside right\nset grid\n", e->plot,
 		e->plot);
@@ -376,12 +387,9 @@ static void plot_bars(const struct report *x, struct exp_run **runs,
 	fclose(f);
 	if (!rows)
 		return;
-	snprintf(path, sizeof(path), "%s/plot.gp", x->out);
-	f = fopen(path, "we");
+	f = open_script(x);
 	if (!f)
 		return;
-	fprintf(f, "set title \"%s\" noenhanced\n", e->title[0] ? e->title :
-		"experiment");
 	fprintf(f, "set ylabel \"percent of %s\" noenhanced\n"
 		"set key outside right\nset grid y\nset bmargin 7\n"
 		"set style data histograms\n"
