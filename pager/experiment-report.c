@@ -341,13 +341,13 @@ static void plot_indexed(const struct report *x, struct exp_run **runs,
 }
 
 /*
- * Without a `plot` figure: each figure's mean as a percentage of the
- * base's, a bar per configuration with its standard deviation, so the
- * table's gains can be seen at a glance (log scale when they span more
- * than 100x).
+ * Without a `plot` figure: each figure's and counter's mean (@names) as a
+ * percentage of the base's, a bar per configuration with its standard
+ * deviation, so the table's gains can be seen at a glance (log scale
+ * when they span more than 100x; a name the base has as 0 is left out).
  */
 static void plot_bars(const struct report *x, struct exp_run **runs,
-		      char (*figs)[64], size_t nr_figs, int repeat)
+		      char (*names)[64], size_t nr_names, int repeat)
 {
 	const struct experiment *e = x->e;
 	char path[PATH_MAX];
@@ -361,14 +361,14 @@ static void plot_bars(const struct report *x, struct exp_run **runs,
 		return;
 	fprintf(f, "# figure, then per configuration: percent of %s, "
 		"its sd\n", e->configs[0].name);
-	for (size_t k = 0; k < nr_figs; k++) {
-		struct stats b = stats_of(runs[0], repeat, figs[k]);
+	for (size_t k = 0; k < nr_names; k++) {
+		struct stats b = stats_of(runs[0], repeat, names[k]);
 
 		if (!b.n || b.mean == 0)
 			continue;
-		fprintf(f, "%s", figs[k]);
+		fprintf(f, "%s", names[k]);
 		for (int c = 0; c < e->nr_configs; c++) {
-			struct stats s = stats_of(runs[c], repeat, figs[k]);
+			struct stats s = stats_of(runs[c], repeat, names[k]);
 			double pct = 100 * s.mean / b.mean;
 
 			if (!s.n) {
@@ -391,7 +391,7 @@ static void plot_bars(const struct report *x, struct exp_run **runs,
 	if (!f)
 		return;
 	fprintf(f, "set ylabel \"percent of %s\" noenhanced\n"
-		"set key outside right\nset grid y\nset bmargin 7\n"
+		"set key outside right\nset grid y\nset bmargin 9\n"
 		"set style data histograms\n"
 		"set style histogram errorbars gap 2 lw 1\n"
 		"set style fill solid 0.6 border -1\nset xtics rotate by -30 "
@@ -402,8 +402,9 @@ static void plot_bars(const struct report *x, struct exp_run **runs,
 	else
 		fprintf(f, "set yrange [0:*]\n");
 	for (int t = 0; t < 2; t++) {
-		fprintf(f, "set terminal %s size 900,500\nset output \"%s\"\n",
-			t ? "svg" : "png", t ? "plot.svg" : "plot.png");
+		fprintf(f, "set terminal %s size %zu,500\nset output \"%s\"\n",
+			t ? "svg" : "png", rows > 10 ? 300 + 60 * rows : 900,
+			t ? "plot.svg" : "plot.png");
 		fprintf(f, "plot ");
 		for (int c = 0; c < e->nr_configs; c++)
 			fprintf(f, "%s\"plot.dat\" using %d:%d%s title \"%s\" "
@@ -440,10 +441,20 @@ void exp_report(const struct experiment *e, const char *out,
 	}
 	if (write_results && write_csv(&x, runs, repeat))
 		pgr_warn("cannot write %s/results.csv", out);
-	if (e->plot[0])
+	if (e->plot[0]) {
 		plot_indexed(&x, runs, repeat);
-	else
-		plot_bars(&x, runs, figs, nr_figs, repeat);
+	} else {
+		/* The counters of the table too, after the figures. */
+		char counters[1024], *save = NULL;
+		size_t n = nr_figs;
+
+		snprintf(counters, sizeof(counters), "%s",
+			 e->counters[0] ? e->counters : DEFAULT_COUNTERS);
+		for (char *c = strtok_r(counters, " \t", &save); c && n < 1024;
+		     c = strtok_r(NULL, " \t", &save))
+			snprintf(figs[n++], 64, "%s", c);
+		plot_bars(&x, runs, figs, n, repeat);
+	}
 	printf("\n(results in %s: table.txt, results.csv, plot.png, "
 	       "plot.svg%s)\n", out, write_results ? ", each run's .out, "
 	       ".err and .daemon.log" : "");
