@@ -45,6 +45,7 @@ struct conn {
 	struct conn *next;
 	bool agent;		/* the shim's first: its agent's channel */
 	bool closing;
+	bool broken;		/* a write failed: closed from the loop */
 	pid_t peer;		/* SO_PEERCRED */
 	struct wire w;		/* last: 64K of buffer */
 };
@@ -97,6 +98,39 @@ static void conn_close(struct conn *c)
 void pgr_conn_detach_client(struct conn *c)
 {
 	c->client = NULL;
+}
+
+static void on_reap(uv_timer_t *t)
+{
+	struct pgr *p = t->data;
+
+	for (struct conn **pp = &p->conns; *pp;) {
+		if ((*pp)->broken)
+			conn_close(*pp);	/* unlinks it */
+		else
+			pp = &(*pp)->next;
+	}
+	pgr_background(p);
+}
+
+/*
+ * A connection we cannot write to is closed, but not here: a send comes
+ * from deep inside the daemon (pgr_alloc() flushes agent requests in the
+ * middle of a fault; a reclaim request is answered in the middle of its
+ * step), and closing an agent's connection ends its client, whose
+ * regions, slots and pages the caller may be holding. So it is only
+ * marked: sends on it fail, its client's pages are no longer armed (no
+ * agent would drop them), and the loop closes it from the top.
+ */
+static void conn_break(struct conn *c)
+{
+	struct pgr *p = c->p;
+
+	c->broken = true;
+	if (c->agent && c->client)
+		c->client->agent_ready = false;
+	if (!uv_is_active((uv_handle_t *)&p->reap))
+		uv_timer_start(&p->reap, on_reap, 0, 0);
 }
 
 /* Send what is queued, as far as the socket takes it. Return 0, or
@@ -167,12 +201,12 @@ static int enqueue(struct conn *c, const char *buf, size_t len, int fd)
 	bool was_empty = !c->out;
 	int err;
 
-	if (c->closing)
+	if (c->closing || c->broken)
 		return -EPIPE;
 	if (c->out_bytes + len > OUT_MAX) {
 		pgr_warn_("connection of %d does not read what we send: "
 			  "closing it", c->peer);
-		conn_close(c);
+		conn_break(c);
 		return -ENOBUFS;
 	}
 	m = pgr_xcalloc(1, sizeof(*m) + len);
@@ -186,7 +220,7 @@ static int enqueue(struct conn *c, const char *buf, size_t len, int fd)
 	if (err) {
 		pgr_warn_("cannot write to connection of %d: %s", c->peer,
 			  strerror(-err));
-		conn_close(c);
+		conn_break(c);
 		return err;
 	}
 	if (was_empty != !c->out)

@@ -176,6 +176,7 @@ static void teardown(struct pgr *p)
 	uv_close((uv_handle_t *)&p->tick, NULL);
 	uv_close((uv_handle_t *)&p->soon, NULL);
 	uv_close((uv_handle_t *)&p->retry, NULL);
+	uv_close((uv_handle_t *)&p->reap, NULL);
 	uv_close((uv_handle_t *)&p->sigterm, NULL);
 	uv_close((uv_handle_t *)&p->sigint, NULL);
 	if (p->launcher_pidfd > 0) {
@@ -216,7 +217,8 @@ struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 	uv_timer_init(p->loop, &p->tick);
 	uv_timer_init(p->loop, &p->soon);
 	uv_timer_init(p->loop, &p->retry);
-	p->tick.data = p->soon.data = p->retry.data = p;
+	uv_timer_init(p->loop, &p->reap);
+	p->tick.data = p->soon.data = p->retry.data = p->reap.data = p;
 	uv_signal_init(p->loop, &p->sigterm);
 	uv_signal_init(p->loop, &p->sigint);
 	p->sigterm.data = p->sigint.data = p;

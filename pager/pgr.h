@@ -302,6 +302,7 @@ struct pgr {
 	uint64_t ticks;
 	uv_timer_t soon;		/* a rescan shortly after an mmap */
 	uv_timer_t retry;		/* faults refused with EAGAIN, again */
+	uv_timer_t reap;		/* broken connections, closed (conn.c) */
 	uv_signal_t sigterm, sigint;
 	bool detached;			/* private: the launcher let go */
 	bool stopping;

@@ -3,7 +3,7 @@
 # at random moments, clients killed at random moments leaking nothing,
 # the daemon's confinement. Needs what daemon.sh needs; skips otherwise.
 set -u
-plan=8
+plan=9
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # A python3 program that fills 32 MiB (each page holds its number), says
@@ -173,6 +173,64 @@ check "12 clients killed at random moments: pages, swap, memfds and descriptors 
 	   [ "$(v swap_used)" = 0 ] && [ "$(v nr_inodes)" = 0 ] &&
 	   [ "$fds" -le "$idle_fds" ]; echo $?)" "$out"
 stop_daemon
+
+# ---- an agent's connection breaks in the middle of a fault ------------------
+# A client that speaks the protocol itself (the shim's hello, its
+# userfaultfd, a mapping) and touches more than the budget before its agent
+# is "ready": its faults wait for memory. Then it stops reading its
+# connection (SHUT_RD: the daemon's next write there fails with EPIPE, and
+# nothing the daemon polls for fires) and says "ready": the faults are
+# retried, reclaim arms its pages, and the request for the agent is written
+# from inside the fault's allocation. The daemon must survive that.
+DEADAGENT='
+import ctypes, fcntl, mmap, os, platform, socket, struct, sys, threading, time
+nr = {"x86_64": 323, "aarch64": 282}.get(platform.machine())
+libc = ctypes.CDLL(None, use_errno=True)
+uffd = libc.syscall(nr, os.O_CLOEXEC | os.O_NONBLOCK) if nr else -1
+if uffd < 0:
+    print("skip: no userfaultfd"); sys.exit(0)
+feat = 1 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 6 | 1 << 8   # as the shim asks
+fcntl.ioctl(uffd, 0xC018AA3F, bytearray(struct.pack("QQQ", 0xAA, feat, 0)))
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+f = s.makefile("r")
+def call(line, fds=[]):
+    socket.send_fds(s, [line.encode() + b"\n"], fds)
+    a = f.readline().strip()
+    if a != "ok":
+        sys.exit(line + ": " + a)
+n = 16 << 20
+m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE)
+addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+call("hello %d" % os.getpid(), [uffd])
+call("map %x %x" % (addr, n))
+os.close(uffd)          # the daemon holds the only copy
+done = [0]
+def touch():
+    for i in range(0, n, 4096):
+        libc.memset(ctypes.c_void_p(addr + i), 1, 8)  # without the GIL
+        done[0] = i + 4096
+t = threading.Thread(target=touch)
+t.start()
+last, t0 = -1, time.time()
+while done[0] != last and time.time() - t0 < 1.5:   # until it waits
+    last = done[0]
+    time.sleep(0.2)
+s.shutdown(socket.SHUT_RD)
+s.sendall(b"ready\n")
+t.join()
+print("touched", done[0] >> 20, "MiB")'
+start_daemon 4M --swap "$tmp/swap2" || skip_rest "the daemon did not start"
+out=$(timeout -k 5 60 python3 -c "$DEADAGENT" "$sock" 2>&1)
+for _ in $(seq 50); do
+	[ "$(stat_of clients)" = 0 ] && break
+	sleep 0.1
+done
+clients=$(stat_of clients)
+stop_daemon
+rc=$?
+check "an agent's connection broken in the middle of a fault: the daemon serves on and frees the client ($out; clients $clients, daemon exit $rc)" \
+	"$([ "$rc" = 0 ] && [ "$clients" = 0 ]; echo $?)" "$out"
 
 # ---- the daemon killed at random moments ------------------------------------
 # Each time: a client either finishes right or ends with the fail-stop
