@@ -55,6 +55,43 @@ struct ctx {
 	struct exp_disk_group disk;	/* dir "": no `disk` line */
 };
 
+/*
+ * ^C or SIGTERM: each run's daemon and workload are process groups of
+ * their own, which the terminal's ^C does not reach, so the signal is
+ * taken here: the run under way is stopped, the others are not started,
+ * and what ran is reported. The signals stay blocked but in ppoll(), so
+ * one cannot slip in between a test of the flag and the wait.
+ */
+static volatile sig_atomic_t interrupted;
+static sigset_t unblocked;	/* the mask before ours: children get it */
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void catch_interrupts(void)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &unblocked);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* In a child before exec: the signals as they were. */
+static void child_signals(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -131,6 +168,7 @@ static pid_t spawn_daemon(const struct ctx *x, const struct exp_config *c,
 		dup2(fd, 1);
 		dup2(fd, 2);
 		setpgid(0, 0);
+		child_signals();
 		if (x->disk.dir[0] && exp_disk_enter(x->disk.dir))
 			_exit(125);
 		execv(x->self, (char **)argv);
@@ -163,6 +201,7 @@ static int check_daemon(const struct ctx *x, const struct exp_config *c,
 		dup2(fd, 1);
 		dup2(pipefd[1], 2);
 		close(pipefd[0]);
+		child_signals();
 		execv(x->self, (char **)argv);
 		_exit(127);
 	}
@@ -290,7 +329,7 @@ static void run_workload(const struct ctx *x, const char *sock,
 	FILE *in, *out = fopen(outp, "we");
 	char line[4096];
 	double deadline = now() + e->timeout_s;
-	bool timed_out = false;
+	bool timed_out = false, stopped = false;
 	pid_t pid;
 
 	if (!out || pipe(pipefd)) {
@@ -305,6 +344,7 @@ static void run_workload(const struct ctx *x, const char *sock,
 		int err = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		setpgid(0, 0);
+		child_signals();
 		dup2(pipefd[1], 1);
 		if (err >= 0)
 			dup2(err, 2);
@@ -325,9 +365,20 @@ static void run_workload(const struct ctx *x, const char *sock,
 	in = fdopen(pipefd[0], "r");
 	for (;;) {
 		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-		int left = (int)((deadline - now()) * 1000);
+		double left = deadline - now();
+		struct timespec ts = { .tv_sec = left > 0 ? (time_t)left : 0,
+			.tv_nsec = left > 0 ? (long)((left - (time_t)left) *
+						    1e9) : 0 };
+		int ready = left > 0 ? ppoll(&pfd, 1, &ts, &unblocked) : 0;
 
-		if (left <= 0 || poll(&pfd, 1, left) == 0) {
+		if (interrupted) {
+			stopped = true;
+			kill(-pid, SIGKILL);
+			break;
+		}
+		if (ready < 0)
+			continue;
+		if (ready == 0) {
 			timed_out = true;
 			kill(-pid, SIGKILL);
 			break;
@@ -341,7 +392,10 @@ static void run_workload(const struct ctx *x, const char *sock,
 	fclose(in);
 	fclose(out);
 	waitpid(pid, &status, 0);
-	if (timed_out) {
+	if (stopped) {
+		run->failed = true;
+		snprintf(run->why, sizeof(run->why), "interrupted");
+	} else if (timed_out) {
 		run->failed = true;
 		snprintf(run->why, sizeof(run->why), "timed out after %d s",
 			 e->timeout_s);
@@ -508,6 +562,13 @@ static int run_all(const struct ctx *x, const char *file)
 		for (int c = 0; c < e->nr_configs; c++) {
 			struct exp_run *run = &runs[c][r];
 
+			if (interrupted) {
+				run->failed = true;
+				snprintf(run->why, sizeof(run->why),
+					 "not run (interrupted)");
+				failed++;
+				continue;
+			}
 			fprintf(stderr, "pager: experiment: %s, run %d of %d ...",
 				e->configs[c].name, r + 1, e->repeat);
 			run_one(x, c, r, run);
@@ -637,6 +698,7 @@ int cmd_experiment(int argc, char **argv)
 		return 1;
 	}
 	x.self[n] = 0;
+	catch_interrupts();
 	if (check_settings(&x, argv[optind]))
 		rc = 2;
 	else if (e.disk.text[0] && open_disk(&x))
@@ -645,6 +707,8 @@ int cmd_experiment(int argc, char **argv)
 		rc = print_plan(&x, argv[optind]);
 	else
 		rc = run_all(&x, argv[optind]) ? 1 : 0;
+	if (interrupted)
+		rc = 130;
 	if (x.disk.dir[0])
 		exp_disk_close(x.disk.dir);
 	if (x.work_temp) {

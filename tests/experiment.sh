@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=30
+plan=31
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -107,6 +107,25 @@ out=$("$PAGER" experiment --report "$tmp/res" "$tmp/small.exp" 2>&1)
 rc=$?
 check "--report of a results.csv naming another configuration: refused ($rc) at its line" \
 	"$([ $rc = 1 ] && echo "$out" | grep -q "results.csv:3: configuration 'nosuch'"; echo $?)" "$out"
+
+# ^C: the run under way is stopped (its process group too), the others are
+# not started, what ran is reported, status 130.
+printf 'mem 16M\nswap none\nworkload sleep 29.75\nfigure score\nconfig a\nconfig b\n' >"$tmp/int.exp"
+"$PAGER" experiment -o "$tmp/ires" "$tmp/int.exp" >"$tmp/int.out" 2>&1 &
+ex=$!
+sleep 1.5
+kill -INT $ex
+t0=$(date +%s)
+wait $ex
+rc=$?
+took=$(( $(date +%s) - t0 ))
+sleep 0.3
+left=$(pgrep -f 'sleep 29[.]75' | wc -l)
+check "SIGINT ($rc after ${took} s): the run stopped, its workload gone ($left left), the rest not run, reported" \
+	"$([ $rc = 130 ] && [ "$took" -le 10 ] && [ "$left" = 0 ] &&
+	   grep -q 'run 0 failed: interrupted' "$tmp/int.out" &&
+	   grep -q 'run 0 failed: not run (interrupted)' "$tmp/int.out"; echo $?)" \
+	"$(cat "$tmp/int.out")"
 
 # A file named by a relative path whose `dir` is relative too: the run
 # chdirs into the directory and still finds its daemon.
