@@ -146,7 +146,15 @@ static void table(const struct report *x, FILE *f, struct exp_run **runs,
 {
 	const struct experiment *e = x->e;
 	char counters[1024], *save = NULL;
+	int w = 22;	/* the names' column: the longest name, at least 22 */
 
+	for (size_t k = 0; k < nr_figs; k++)
+		w = (int)strlen(figs[k]) + 6 > w ? (int)strlen(figs[k]) + 6 : w;
+	snprintf(counters, sizeof(counters), "%s",
+		 e->counters[0] ? e->counters : DEFAULT_COUNTERS);
+	for (char *name = strtok_r(counters, " \t", &save); name;
+	     name = strtok_r(NULL, " \t", &save))
+		w = (int)strlen(name) > w ? (int)strlen(name) : w;
 	fprintf(f, "%s\n", e->title[0] ? e->title : "experiment");
 	fprintf(f, "workload: %s\nbudget %s, swap %s, %d run%s each\n",
 		e->workload, e->mem, e->swap[0] ? e->swap : "default", repeat,
@@ -171,7 +179,7 @@ static void table(const struct report *x, FILE *f, struct exp_run **runs,
 				fprintf(f, "    run %d failed: %s\n", r,
 					runs[c][r].why);
 	}
-	fprintf(f, "\n%-22s", "");
+	fprintf(f, "\n%-*s", w, "");
 	for (int c = 0; c < e->nr_configs; c++)
 		fprintf(f, " %24s", e->configs[c].name);
 	fprintf(f, "\n");
@@ -179,7 +187,7 @@ static void table(const struct report *x, FILE *f, struct exp_run **runs,
 		struct stats b = stats_of(runs[0], repeat, figs[k]);
 		bool hb = higher_better(e, figs[k]);
 
-		fprintf(f, "Amean %-16s", figs[k]);
+		fprintf(f, "Amean %-*s", w - 6, figs[k]);
 		for (int c = 0; c < e->nr_configs; c++)
 			cell(f, b, stats_of(runs[c], repeat, figs[k]), !c, hb,
 			     all_failed(runs[c], repeat));
@@ -188,13 +196,13 @@ static void table(const struct report *x, FILE *f, struct exp_run **runs,
 	{
 		struct stats b = stats_of(runs[0], repeat, "elapsed_s");
 
-		fprintf(f, "Amean %-16s", "elapsed_s");
+		fprintf(f, "Amean %-*s", w - 6, "elapsed_s");
 		for (int c = 0; c < e->nr_configs; c++)
 			cell(f, b, stats_of(runs[c], repeat, "elapsed_s"), !c,
 			     false, all_failed(runs[c], repeat));
 		fprintf(f, "\n");
 	}
-	fprintf(f, "\n%-22s", "pager counters");
+	fprintf(f, "\n%-*s", w, "pager counters");
 	for (int c = 0; c < e->nr_configs; c++)
 		fprintf(f, " %24s", e->configs[c].name);
 	fprintf(f, "\n");
@@ -202,7 +210,7 @@ static void table(const struct report *x, FILE *f, struct exp_run **runs,
 		 e->counters[0] ? e->counters : DEFAULT_COUNTERS);
 	for (char *name = strtok_r(counters, " \t", &save); name;
 	     name = strtok_r(NULL, " \t", &save)) {
-		fprintf(f, "%-22s", name);
+		fprintf(f, "%-*s", w, name);
 		for (int c = 0; c < e->nr_configs; c++) {
 			struct stats s = stats_of(runs[c], repeat, name);
 
