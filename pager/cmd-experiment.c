@@ -616,20 +616,7 @@ static int print_plan(const struct ctx *x, const char *file)
 	       e->mem, e->swap[0] ? e->swap : "default", e->nr_configs,
 	       e->nr_configs > 1 ? "s" : "", e->repeat,
 	       e->repeat > 1 ? "s" : "");
-	if (e->disk.text[0])
-		printf("disk: %s (%s)\n", e->disk.text, x->disk.what);
-	if (e->nr_common) {
-		printf("all with:");
-		for (int k = 0; k < e->nr_common; k++)
-			printf(" %s", e->common[k]);
-		printf("\n");
-	}
-	for (int c = 0; c < e->nr_configs; c++) {
-		printf("  %-12s", e->configs[c].name);
-		for (int k = 0; k < e->configs[c].nr_sets; k++)
-			printf(" %s", e->configs[c].sets[k]);
-		printf("%s\n", c ? "" : "  (base)");
-	}
+	exp_print_settings(stdout, e, x->disk.what, NULL, 0);
 	return 0;
 }
 

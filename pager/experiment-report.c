@@ -141,28 +141,20 @@ static void cell(FILE *f, struct stats b, struct stats s, bool base,
 	fprintf(f, " %13.6g (%7.2f%%)%s", s.mean, gain, sig ? "*" : " ");
 }
 
-static void table(const struct report *x, FILE *f, struct exp_run **runs,
-		  char (*figs)[64], size_t nr_figs, int repeat)
+/* The counters the table shows: the file's `counters` line, or ours. */
+static const char *counter_list(const struct experiment *e)
 {
-	const struct experiment *e = x->e;
-	char counters[1024], *save = NULL;
-	int w = 22;	/* the names' column: the longest name, at least 22 */
+	return e->counters[0] ? e->counters : DEFAULT_COUNTERS;
+}
 
-	for (size_t k = 0; k < nr_figs; k++)
-		w = (int)strlen(figs[k]) + 6 > w ? (int)strlen(figs[k]) + 6 : w;
-	snprintf(counters, sizeof(counters), "%s",
-		 e->counters[0] ? e->counters : DEFAULT_COUNTERS);
-	for (char *name = strtok_r(counters, " \t", &save); name;
-	     name = strtok_r(NULL, " \t", &save))
-		w = (int)strlen(name) > w ? (int)strlen(name) : w;
-	fprintf(f, "%s\n", e->title[0] ? e->title : "experiment");
-	fprintf(f, "workload: %s\nbudget %s, swap %s, %d run%s each\n",
-		e->workload, e->mem, e->swap[0] ? e->swap : "default", repeat,
-		repeat > 1 ? "s" : "");
+void exp_print_settings(FILE *f, const struct experiment *e,
+			const char *disk_what, struct exp_run **runs,
+			int repeat)
+{
 	if (e->disk.text[0])
 		fprintf(f, "disk: %s%s%s%s\n", e->disk.text,
-			x->disk_what[0] ? " (" : "", x->disk_what,
-			x->disk_what[0] ? ")" : "");
+			disk_what[0] ? " (" : "", disk_what,
+			disk_what[0] ? ")" : "");
 	if (e->nr_common) {
 		fprintf(f, "all with:");
 		for (int k = 0; k < e->nr_common; k++)
@@ -174,11 +166,32 @@ static void table(const struct report *x, FILE *f, struct exp_run **runs,
 		for (int k = 0; k < e->configs[c].nr_sets; k++)
 			fprintf(f, " %s", e->configs[c].sets[k]);
 		fprintf(f, "%s\n", c ? "" : "  (base)");
-		for (int r = 0; r < repeat; r++)
+		for (int r = 0; runs && r < repeat; r++)
 			if (runs[c][r].failed)
 				fprintf(f, "    run %d failed: %s\n", r,
 					runs[c][r].why);
 	}
+}
+
+static void table(const struct report *x, FILE *f, struct exp_run **runs,
+		  char (*figs)[64], size_t nr_figs, int repeat)
+{
+	const struct experiment *e = x->e;
+	char counters[1024], *save = NULL;
+	int w = 22;	/* the names' column: the longest name, at least 22 */
+
+	for (size_t k = 0; k < nr_figs; k++)
+		w = (int)strlen(figs[k]) + 6 > w ? (int)strlen(figs[k]) + 6 : w;
+	snprintf(counters, sizeof(counters), "%s",
+		 counter_list(e));
+	for (char *name = strtok_r(counters, " \t", &save); name;
+	     name = strtok_r(NULL, " \t", &save))
+		w = (int)strlen(name) > w ? (int)strlen(name) : w;
+	fprintf(f, "%s\n", e->title[0] ? e->title : "experiment");
+	fprintf(f, "workload: %s\nbudget %s, swap %s, %d run%s each\n",
+		e->workload, e->mem, e->swap[0] ? e->swap : "default", repeat,
+		repeat > 1 ? "s" : "");
+	exp_print_settings(f, e, x->disk_what, runs, repeat);
 	fprintf(f, "\n%-*s", w, "");
 	for (int c = 0; c < e->nr_configs; c++)
 		fprintf(f, " %24s", e->configs[c].name);
@@ -207,7 +220,7 @@ static void table(const struct report *x, FILE *f, struct exp_run **runs,
 		fprintf(f, " %24s", e->configs[c].name);
 	fprintf(f, "\n");
 	snprintf(counters, sizeof(counters), "%s",
-		 e->counters[0] ? e->counters : DEFAULT_COUNTERS);
+		 counter_list(e));
 	for (char *name = strtok_r(counters, " \t", &save); name;
 	     name = strtok_r(NULL, " \t", &save)) {
 		fprintf(f, "%-*s", w, name);
@@ -457,7 +470,7 @@ void exp_report(const struct experiment *e, const char *out,
 		size_t n = nr_figs;
 
 		snprintf(counters, sizeof(counters), "%s",
-			 e->counters[0] ? e->counters : DEFAULT_COUNTERS);
+			 counter_list(e));
 		for (char *c = strtok_r(counters, " \t", &save); c && n < 1024;
 		     c = strtok_r(NULL, " \t", &save))
 			snprintf(figs[n++], 64, "%s", c);

@@ -100,6 +100,11 @@ struct exp_run {
 void exp_report(const struct experiment *e, const char *out,
 		const char *disk_what, struct exp_run **runs, int repeat,
 		bool write_results);
+/* The disk line (@disk_what: its group, or ""), the `set` lines and each
+ * configuration with its settings, and, if @runs, its failed runs. */
+void exp_print_settings(FILE *f, const struct experiment *e,
+			const char *disk_what, struct exp_run **runs,
+			int repeat);
 /* Read a results.csv back into @runs (allocated here, EXP_MAX_REPEAT a
  * configuration; *@repeat the runs found): 0, or -1 with "FILE:LINE:
  * reason" in @err. */
