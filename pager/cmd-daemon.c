@@ -131,16 +131,13 @@ int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,
 		return 0;
 	}
 	{
-		const char *dir = getenv("TMPDIR");
 		int fd;
 
-		snprintf(swap_buf, len, "%s/pager-swap.XXXXXX",
-			 dir && *dir ? dir : "/var/tmp");
+		snprintf(swap_buf, len, "%s/pager-swap.XXXXXX", pgr_tmp_dir());
 		fd = mkstemp(swap_buf);
 		if (fd < 0) {
 			pgr_warn("cannot create a swap file in %s: %s",
-				 dir && *dir ? dir : "/var/tmp",
-				 strerror(errno));
+				 pgr_tmp_dir(), strerror(errno));
 			return 1;
 		}
 		close(fd);
@@ -201,7 +198,6 @@ int cmd_daemon(int argc, char **argv)
 	if (check) {
 		a.no_swap = true;	/* no swap file made to be removed */
 		a.log = NULL;		/* the verdict goes to stderr */
-		a.record = NULL;
 	}
 	daemon_logging(&a);
 	if (daemon_opts(&a, &o, swap, sizeof(swap)))

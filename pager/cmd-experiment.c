@@ -491,10 +491,8 @@ static int setup_dirs(struct ctx *x, const char *file, const char *out)
 				 dirname(buf), x->e->dir);
 		return make_absolute(x->work, path);
 	} else {
-		const char *t = getenv("TMPDIR");
-
 		snprintf(x->work, sizeof(x->work), "%.900s/pager-exp.XXXXXX",
-			 t && *t ? t : "/var/tmp");
+			 pgr_tmp_dir());
 		if (!mkdtemp(x->work)) {
 			pgr_warn("cannot make %s: %s", x->work,
 				 strerror(errno));
@@ -506,12 +504,10 @@ static int setup_dirs(struct ctx *x, const char *file, const char *out)
 }
 
 /* The `disk` line's limits on the disks of the working directory and of
- * the daemon's swap file (made in $TMPDIR, or /var/tmp, as `pager daemon`
- * does). */
+ * the daemon's swap file (which `pager daemon` makes in pgr_tmp_dir()). */
 static int open_disk(struct ctx *x)
 {
-	const char *t = getenv("TMPDIR");
-	const char *paths[2] = { x->work, t && *t ? t : "/var/tmp" };
+	const char *paths[2] = { x->work, pgr_tmp_dir() };
 	char err[512];
 
 	if (exp_disk_open(&x->e->disk, paths, 2, &x->disk, err,

@@ -253,16 +253,18 @@ int pgr_daemon_check(const struct pgr_opts *o)
 	struct pgr_opts dry = *o;
 	struct pgr *p;
 	uv_loop_t loop;
+	bool taken;
 
 	dry.socket_path = NULL;
 	dry.swap_pages = 0;
 	dry.record = NULL;
 	uv_loop_init(&loop);
 	p = pgr_daemon_new(&dry, &loop);
+	taken = p != NULL;
 	if (p)
 		pgr_daemon_free(p);
 	uv_loop_close(&loop);
-	return p ? 0 : 1;
+	return taken ? 0 : 1;
 }
 
 int pgr_daemon_run(const struct pgr_opts *o)

@@ -43,6 +43,13 @@ int pgr_parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
+const char *pgr_tmp_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/var/tmp";
+}
+
 int pgr_parse_size(const char *s, uint64_t *bytes)
 {
 	char num[40];

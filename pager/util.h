@@ -17,6 +17,9 @@ double pgr_now(void);
 /* A size in bytes: a number with an optional K, M, G or T suffix (powers
  * of 1024), e.g. "512M", "0x1000", "4096". */
 int pgr_parse_size(const char *s, uint64_t *bytes);
+/* Where temporary files go: $TMPDIR, or /var/tmp (the daemon's swap file,
+ * an experiment's working directory). */
+const char *pgr_tmp_dir(void);
 /* Format @bytes with the largest exact suffix ("512M", "4100K"). */
 const char *pgr_fmt_size(uint64_t bytes, char *buf, size_t len);
 
