@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=24
+plan=25
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -32,6 +32,13 @@ done
 out=$(prun "$VERIFY" --mb 32 --threads 8 \
 	--passes 3 threads 2>&1)
 check "verify threads with 8 threads" $? "$out"
+in0=$(stat_of pswpin)
+out=$(prun "$top_builddir/examples/pmbench" 32 2 normal 50 4 2>&1)
+rc=$?
+in1=$(stat_of pswpin)
+acc=$(echo "$out" | awk '$1 == "accesses" { print $2 }')
+check "pmbench, 4 threads, 32 MiB under 8 MiB: every read right ($acc accesses, pswpin +$((in1 - in0)))" \
+	"$([ $rc = 0 ] && [ "${acc:-0}" -gt 1000 ] && [ $((in1 - in0)) -gt 1000 ]; echo $?)" "$out"
 # The 2.6.33 reference test (seed 001 off) once reclaimed pages whose swap
 # read was under way: their buffer went to other pages' data.
 "$PAGER" set --socket "$sock" use_once_mapped=off >/dev/null
