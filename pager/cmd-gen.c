@@ -10,9 +10,11 @@
  *           PROT_EXEC, half not
  *   stream  seed 001: a file read once in mmap'd chunks while a hot anon
  *           set is touched
+ *   pmbench seed 002: examples/pmbench's accesses (normal, half writes)
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@ static const char usage[] =
 	"  thrash --anon SIZE --file SIZE --rounds R        (seed 000)\n"
 	"  stream --file SIZE --hot SIZE [--chunk SIZE] [--passes P]\n"
 	"         [--fork-every PAGES]                      (seed 001)\n"
+	"  pmbench --pages N --refs M [--seed S]            (seed 002)\n"
 	"Writes the text format (or --binary) to FILE or standard output.\n";
 
 #define ANON_BASE	UINT64_C(0x100000000)
@@ -89,6 +92,35 @@ static void gen_zipf(struct gen *g)
 	for (uint64_t r = 0; r < g->refs; r++)
 		touch(g, ANON_BASE + zipf_next(&z) * PG, g->write);
 	zipf_release(&z);
+}
+
+/* Seed 002's pmbench (examples/pmbench.c): every page written once,
+ * then M accesses normally distributed around the middle of the set,
+ * sigma a sixth of it (draws outside the set are drawn again), half of
+ * them writes. */
+static void gen_pmbench(struct gen *g)
+{
+	uint64_t state = g->seed ? g->seed : 1;
+	double n = (double)g->pages;
+
+	line(g, "mmap 1 0x%llx %llu anon", (unsigned long long)ANON_BASE,
+	     (unsigned long long)(g->pages * PG));
+	for (uint64_t p = 0; p < g->pages; p++)
+		touch(g, ANON_BASE + p * PG, true);
+	for (uint64_t r = 0; r < g->refs; r++) {
+		double x;
+
+		do {	/* Box-Muller, as the workload draws */
+			double u = ((double)(pgr_rand(&state) >> 11) + 0.5) /
+				   9007199254740992.0;
+			double v = ((double)(pgr_rand(&state) >> 11) + 0.5) /
+				   9007199254740992.0;
+
+			x = n / 2 + n / 6 * sqrt(-2 * log(u)) *
+			    cos(2 * M_PI * v);
+		} while (x < 0 || x >= n);
+		touch(g, ANON_BASE + (uint64_t)x * PG, pgr_rand(&state) & 1);
+	}
 }
 
 /* Seed 000's thrash: allocate and memset ANON, map FILE half PROT_EXEC
@@ -240,13 +272,15 @@ int cmd_gen(int argc, char **argv)
 	if (parse(argc, argv, &g))
 		return 2;
 	if ((!strcmp(g.kind, "seq") || !strcmp(g.kind, "loop") ||
-	     !strcmp(g.kind, "zipf")) && (!g.pages || g.pages > (1u << 30)))
+	     !strcmp(g.kind, "zipf") || !strcmp(g.kind, "pmbench")) &&
+	    (!g.pages || g.pages > (1u << 30)))
 		return pgr_usage_error(usage, "%s needs --pages N (1..2^30)",
 				       g.kind);
 	if (!strcmp(g.kind, "loop") && !g.loops)
 		return pgr_usage_error(usage, "loop needs --loops L");
-	if (!strcmp(g.kind, "zipf") && !g.refs)
-		return pgr_usage_error(usage, "zipf needs --refs M");
+	if ((!strcmp(g.kind, "zipf") || !strcmp(g.kind, "pmbench")) &&
+	    !g.refs)
+		return pgr_usage_error(usage, "%s needs --refs M", g.kind);
 	if (!strcmp(g.kind, "thrash") && (g.anon < PG || g.file < 2 * PG ||
 					  !g.rounds))
 		return pgr_usage_error(usage, "thrash needs --anon, --file "
@@ -268,6 +302,8 @@ int cmd_gen(int argc, char **argv)
 		gen_thrash(&g);
 	else if (!strcmp(g.kind, "stream"))
 		gen_stream(&g);
+	else if (!strcmp(g.kind, "pmbench"))
+		gen_pmbench(&g);
 	else
 		rc = pgr_usage_error(usage, "unknown kind '%s'", g.kind);
 	if (trace_writer_close(g.w)) {
