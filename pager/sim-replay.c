@@ -101,6 +101,27 @@ static void kill_proc(struct sim *s, uint32_t proc)
 	pol_count(s->pol, s->procs[proc].group, POL_OOM_KILL, 1);
 }
 
+/*
+ * sim.direct_reclaimers=N: a crude model of N threads allocating at
+ * once. The replay is one thread, so an allocation that finds memory at
+ * the min watermark reclaims alone (32 pages, then takes one); on a
+ * many-core machine the other threads find the same and enter direct
+ * reclaim with it, each with its own 32-page goal and, at DEF_PRIORITY,
+ * its own full batch. Here the N-1 others reclaim before this one.
+ */
+static void crowd_reclaim(struct sim *s)
+{
+	uint64_t min, low, high;
+
+	if (s->direct_reclaimers < 2)
+		return;
+	pol_watermarks(s->pol, &min, &low, &high);
+	if (pol_free_pages(s->pol) > min)
+		return;
+	for (unsigned int k = 1; k < s->direct_reclaimers; k++)
+		pol_direct_reclaim(s->pol);
+}
+
 /* A page for @group on behalf of process @proc, or T_NONE if @proc was
  * killed to make room (or nothing could be killed: s->err is set). */
 static uint32_t alloc_page(struct sim *s, int group, uint32_t proc)
@@ -109,6 +130,7 @@ static uint32_t alloc_page(struct sim *s, int group, uint32_t proc)
 		enum pol_alloc_result r;
 		uint32_t i, victim;
 
+		crowd_reclaim(s);
 		r = pol_page_alloc(s->pol, group, &i);
 		if (r == POL_ALLOC_OK) {
 			s->pages[i].swap = T_NONE;

@@ -132,6 +132,14 @@ int sim_set(struct sim *s, const char *kv, const char **why)
 		s->kswapd_delay = (unsigned int)v;
 		return 0;
 	}
+	if (!strcmp(key, "sim.direct_reclaimers")) {
+		if (pgr_parse_u64(val, &v) || v < 1 || v > 1024) {
+			*why = "expected reclaimers, 1..1024";
+			return -EINVAL;
+		}
+		s->direct_reclaimers = (unsigned int)v;
+		return 0;
+	}
 	return pol_set(s->pol, key, val, why);
 }
 

@@ -140,6 +140,7 @@ struct sim {
 	size_t nr_wb, cap_wb;
 	unsigned int kswapd_delay;	/* allocations before kswapd runs */
 	unsigned int kswapd_pending;
+	unsigned int direct_reclaimers;	/* reclaimers at the min mark */
 	struct sim_counts c;
 	struct sim_phase *phases;
 	size_t nr_phases, cap_phases;

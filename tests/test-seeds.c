@@ -196,9 +196,27 @@ static bool kswapd_balances_002(bool retry)
 	return ok;
 }
 
+/* sim.direct_reclaimers: 250 pages written into 256 with kswapd kept
+ * away; the allocation that meets the min watermark brings N-1 more
+ * reclaimers, each with its own 32-page goal. */
+static void crowd_002(unsigned int n, uint64_t *stalls, uint64_t *free_pages)
+{
+	char v[48];
+	const char *sets[] = { "sim.kswapd_delay=1000000", v, NULL };
+	struct sim *s;
+
+	snprintf(v, sizeof(v), "sim.direct_reclaimers=%u", n);
+	s = t_run("mmap 1 0x100000000 4M anon\nw 1 0x100000000 1000K\n",
+		  256, 1024, sets);
+	*stalls = s ? t_stat(s, "allocstall_normal") : 0;
+	*free_pages = s ? t_stat(s, "nr_free_pages") : 0;
+	t_sim_free(s);
+}
+
 static void test_002(void)
 {
 	struct scan_control sc;
+	uint64_t stalls1, free1, stalls4, free4;
 
 	pass_002(false, 40, &sc);
 	t_ok(sc.cache_trim_mode, "002: the stale size turns cache_trim_mode on");
@@ -213,6 +231,14 @@ static void test_002(void)
 	t_ok(!kswapd_balances_002(false),
 	     "002 off: kswapd ends below the high watermark");
 	t_ok(kswapd_balances_002(true), "002 on: kswapd balances");
+	crowd_002(1, &stalls1, &free1);
+	crowd_002(4, &stalls4, &free4);
+	t_ok(stalls1 == 1 && stalls4 == 3 && free4 >= free1 + 64,
+	     "002 sim.direct_reclaimers=4: the crowd reclaims three batches "
+	     "where one would do (%llu and %llu stalls, %llu and %llu pages "
+	     "free)", (unsigned long long)stalls1,
+	     (unsigned long long)stalls4, (unsigned long long)free1,
+	     (unsigned long long)free4);
 }
 
 /* ---- 003 ------------------------------------------------------------------ */
