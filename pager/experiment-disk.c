@@ -18,8 +18,10 @@
  * own I/O are all throttled. Limits apply to whole disks: a partition's
  * own limits are refused by the kernel.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -179,6 +181,32 @@ static int set_v1(const char *group, const char *dev,
 	return 0;
 }
 
+/* The groups of experiments that were killed (SIGKILL gives no chance to
+ * remove them): pager-experiment-PID whose PID is gone, and empty (a
+ * group with processes in it refuses rmdir). */
+static void sweep_stale(const char *mnt)
+{
+	DIR *dir = opendir(mnt);
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		char path[PATH_MAX], *end;
+		long pid;
+
+		if (strncmp(e->d_name, "pager-experiment-", 17))
+			continue;
+		pid = strtol(e->d_name + 17, &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX ||
+		    !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		snprintf(path, sizeof(path), "%.3800s/%.255s", mnt, e->d_name);
+		rmdir(path);
+	}
+	closedir(dir);
+}
+
 int exp_disk_open(const struct exp_disk *d, const char *const *paths,
 		  int nr_paths, struct exp_disk_group *g, char *err,
 		  size_t errlen)
@@ -208,6 +236,7 @@ int exp_disk_open(const struct exp_disk *d, const char *const *paths,
 	 * subtree_control; the root may enable them with processes in it. */
 	if (v2)
 		write_file(mnt, "cgroup.subtree_control", "+io");
+	sweep_stale(mnt);
 	snprintf(g->dir, sizeof(g->dir), "%.4000s/pager-experiment-%d", mnt,
 		 (int)getpid());
 	if (mkdir(g->dir, 0755) && errno != EEXIST) {
