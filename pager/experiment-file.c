@@ -75,36 +75,91 @@ static bool good_pattern(const char *p)
 	return f == 1 && d <= 1;
 }
 
-static int figure(struct parse *ps, struct experiment *e, char *v)
+/* A new figure named by the first word of @v; *@rest is what follows
+ * it and an optional lower|higher. NULL after an error. */
+static struct exp_figure *new_figure(struct parse *ps, struct experiment *e,
+				     char *v, const char *key,
+				     const char *usage, char **rest)
 {
 	struct exp_figure *f;
-	char *name = strtok(v, " \t"), *rest = strtok(NULL, "");
+	char *name = strtok(v, " \t"), *r = strtok(NULL, "");
 
-	if (e->nr_figures == EXP_MAX_FIGURES)
-		return fail(ps, "figure: at most %d", EXP_MAX_FIGURES);
-	if (!name || !good_name(name) || strlen(name) >= sizeof(f->name) - 4)
-		return fail(ps, "figure: expected NAME [lower|higher] [PATTERN]");
+	if (e->nr_figures == EXP_MAX_FIGURES) {
+		fail(ps, "%s: at most %d figures and ratios", key,
+		     EXP_MAX_FIGURES);
+		return NULL;
+	}
+	if (!name || !good_name(name) || strlen(name) >= sizeof(f->name) - 4) {
+		fail(ps, "%s: expected %s", key, usage);
+		return NULL;
+	}
+	for (int k = 0; k < e->nr_figures; k++)
+		if (!strcmp(e->figures[k].name, name)) {
+			fail(ps, "%s %s: named twice", key, name);
+			return NULL;
+		}
 	f = &e->figures[e->nr_figures];
 	memset(f, 0, sizeof(*f));
 	strcpy(f->name, name);
-	while (rest && isspace((unsigned char)*rest))
-		rest++;
-	if (rest && (!strncmp(rest, "lower", 5) || !strncmp(rest, "higher", 6)) &&
-	    (!rest[rest[0] == 'l' ? 5 : 6] ||
-	     isspace((unsigned char)rest[rest[0] == 'l' ? 5 : 6]))) {
-		f->higher_better = rest[0] == 'h';
-		rest += f->higher_better ? 6 : 5;
-		while (isspace((unsigned char)*rest))
-			rest++;
+	while (r && isspace((unsigned char)*r))
+		r++;
+	if (r && (!strncmp(r, "lower", 5) || !strncmp(r, "higher", 6)) &&
+	    (!r[r[0] == 'l' ? 5 : 6] || isspace((unsigned char)r[r[0] == 'l' ? 5 : 6]))) {
+		f->higher_better = r[0] == 'h';
+		r += f->higher_better ? 6 : 5;
+		while (isspace((unsigned char)*r))
+			r++;
 	}
+	*rest = r;
+	return f;
+}
+
+static int figure(struct parse *ps, struct experiment *e, char *v)
+{
+	char *rest;
+	struct exp_figure *f = new_figure(ps, e, v, "figure",
+					  "NAME [lower|higher] [PATTERN]",
+					  &rest);
+
+	if (!f)
+		return -1;
 	if (rest && *rest) {
 		if (!good_pattern(rest))
 			return fail(ps, "figure %s: a pattern has one %%f (the "
 				    "value) and at most one %%d before it "
-				    "(an index), and no other %%", name);
+				    "(an index), and no other %%", f->name);
 		if (copy(ps, f->pattern, sizeof(f->pattern), rest, "figure"))
 			return -1;
 	}
+	e->nr_figures++;
+	return 0;
+}
+
+/* ratio NAME [lower|higher] A B [SCALE]: A / B * SCALE of each run. */
+static int ratio(struct parse *ps, struct experiment *e, char *v)
+{
+	static const char usage[] = "NAME [lower|higher] A B [SCALE] "
+				    "(A / B * SCALE, of figures or counters)";
+	char *rest, *a, *b, *k, *end;
+	struct exp_figure *f = new_figure(ps, e, v, "ratio", usage, &rest);
+
+	if (!f)
+		return -1;
+	a = rest ? strtok(rest, " \t") : NULL;
+	b = a ? strtok(NULL, " \t") : NULL;
+	k = b ? strtok(NULL, " \t") : NULL;
+	if (!b || strtok(NULL, " \t") || !good_name(a) || !good_name(b) ||
+	    strlen(a) >= sizeof(f->of[0]) || strlen(b) >= sizeof(f->of[1]))
+		return fail(ps, "ratio: expected %s", usage);
+	f->scale = 1;
+	if (k) {
+		f->scale = strtod(k, &end);
+		if (*end || end == k || !(f->scale > 0) || f->scale > 1e12)
+			return fail(ps, "ratio %s: the scale '%.32s' is not a "
+				    "number above 0", f->name, k);
+	}
+	strcpy(f->of[0], a);
+	strcpy(f->of[1], b);
 	e->nr_figures++;
 	return 0;
 }
@@ -260,13 +315,15 @@ static int line(struct parse *ps, struct experiment *e, char *s)
 		return copy(ps, e->counters, sizeof(e->counters), v, key);
 	if (!strcmp(key, "figure"))
 		return figure(ps, e, v);
+	if (!strcmp(key, "ratio"))
+		return ratio(ps, e, v);
 	if (!strcmp(key, "config"))
 		return config(ps, e, v);
 	if (!strcmp(key, "set"))
 		return common(ps, e, v);
 	return fail(ps, "unknown key '%.40s' (title, workload, dir, mem, swap, "
-		    "disk, repeat, timeout, set, figure, counters, plot, "
-		    "config)",
+		    "disk, repeat, timeout, set, figure, ratio, counters, "
+		    "plot, config)",
 		    key);
 }
 
@@ -382,6 +439,8 @@ void exp_match_line(const struct experiment *e, const char *line,
 		long idx = 0;
 		bool has_idx;
 
+		if (f->of[0][0])
+			continue;	/* a ratio */
 		if (!f->pattern[0]) {
 			size_t n = strlen(f->name);
 			char *end;
@@ -400,5 +459,29 @@ void exp_match_line(const struct experiment *e, const char *line,
 		else
 			snprintf(name, sizeof(name), "%s", f->name);
 		exp_run_add(run, name, v);
+	}
+}
+
+static const struct exp_value *value_of(const struct exp_run *run,
+					const char *name)
+{
+	for (size_t k = 0; k < run->nr; k++)
+		if (!strcmp(run->vals[k].name, name))
+			return &run->vals[k];
+	return NULL;
+}
+
+void exp_add_ratios(const struct experiment *e, struct exp_run *run)
+{
+	for (int k = 0; k < e->nr_figures; k++) {
+		const struct exp_figure *f = &e->figures[k];
+		const struct exp_value *a, *b;
+
+		if (!f->of[0][0] || value_of(run, f->name))
+			continue;
+		a = value_of(run, f->of[0]);
+		b = value_of(run, f->of[1]);
+		if (a && b && b->v != 0)
+			exp_run_add(run, f->name, a->v / b->v * f->scale);
 	}
 }

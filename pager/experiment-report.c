@@ -73,8 +73,6 @@ static size_t figure_names(const struct experiment *e, struct exp_run *all,
 
 	for (int f = 0; f < e->nr_figures; f++) {
 		const char *base = e->figures[f].name;
-		size_t len = strlen(base);
-
 		bool seen = false;
 
 		/* The plain name, then NAME0, NAME1, ... (an index may start
@@ -97,17 +95,20 @@ static size_t figure_names(const struct experiment *e, struct exp_run *all,
 				break;
 			}
 		}
-		(void)len;
 	}
 	return n;
 }
 
+/* Of the figure @name is, or is an index of (NAME0, NAME1, ...). */
 static bool higher_better(const struct experiment *e, const char *name)
 {
-	for (int f = 0; f < e->nr_figures; f++)
-		if (!strncmp(name, e->figures[f].name,
-			     strlen(e->figures[f].name)))
+	for (int f = 0; f < e->nr_figures; f++) {
+		size_t n = strlen(e->figures[f].name);
+
+		if (!strncmp(name, e->figures[f].name, n) &&
+		    strspn(name + n, "0123456789") == strlen(name + n))
 			return e->figures[f].higher_better;
+	}
 	return false;
 }
 
@@ -550,6 +551,10 @@ int exp_read_results(const struct experiment *e, const char *path,
 		exp_release_runs(e, runs, EXP_MAX_REPEAT);
 		return -1;
 	}
+	/* Ratios the file has gained since the runs. */
+	for (int c = 0; c < e->nr_configs; c++)
+		for (int r = 0; r < n; r++)
+			exp_add_ratios(e, &runs[c][r]);
 	*repeat = n;
 	return 0;
 bad:

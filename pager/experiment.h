@@ -18,11 +18,14 @@
 
 /* A figure the workload prints: "NAME VALUE" lines, or lines that match
  * a pattern with one %f (the value) and optionally a %d before it (an
- * index: NAME0, NAME1, ...). */
+ * index: NAME0, NAME1, ...). Or a ratio: of[0] / of[1] * scale, two
+ * figures or counters of the same run (`ratio` lines). */
 struct exp_figure {
 	char name[48];
 	char pattern[160];	/* empty: "NAME VALUE" */
 	bool higher_better;
+	char of[2][48];		/* a ratio's operands, "" for a figure */
+	double scale;
 };
 
 struct exp_config {
@@ -119,5 +122,8 @@ void exp_run_add(struct exp_run *run, const char *name, double v);
 /* Match one line of the workload's output against the figures. */
 void exp_match_line(const struct experiment *e, const char *line,
 		    struct exp_run *run);
+/* Add @run's ratios that it does not have yet and whose operands it has
+ * (a divisor of 0 gives none). */
+void exp_add_ratios(const struct experiment *e, struct exp_run *run);
 
 #endif /* PGR_EXPERIMENT_H */

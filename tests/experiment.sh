@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=31
+plan=35
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -29,6 +29,14 @@ bad "a configuration named twice" "mem 64M
 workload true
 config a
 config a x=1" "4: config a: named twice"
+bad "a ratio without its divisor" "mem 64M
+workload true
+ratio r lower pswpin
+config a" "3: ratio: expected NAME"
+bad "a ratio whose scale is not a number" "mem 64M
+workload true
+ratio r lower pswpin accesses lots
+config a" "3: ratio r: the scale 'lots' is not a number"
 bad "no configuration" "mem 64M
 workload true" "3: no config line"
 bad "a disk limit of no known kind" "mem 64M
@@ -70,8 +78,10 @@ mem    32M
 swap   none
 repeat 2
 timeout 60
-workload echo "score 7"; echo "File access time, round 0: 0.25 (sec)"; echo "File access time, round 1: 0.125 (sec)"; [ "$PAGER_CONFIG" = broken ] && exit 3; exit 0
+workload echo "score 7"; echo "tries 28"; echo "File access time, round 0: 0.25 (sec)"; echo "File access time, round 1: 0.125 (sec)"; [ "$PAGER_CONFIG" = broken ] && exit 3; exit 0
 figure score higher
+figure tries lower
+ratio  hit_pct higher score tries 100
 figure round lower File access time, round %d: %f (sec)
 plot   round
 config base    use_once_mapped=on
@@ -83,6 +93,9 @@ rc=$?
 check "a failing configuration makes the status 1 ($rc)" "$([ $rc = 1 ]; echo $?)" "$out"
 check "the table has the figures of the others" \
 	"$(echo "$out" | grep -Eq '^Amean round1 +0.125 \(   0.00%\) +failed +0.125 \(   0.00%\)'; echo $?)" "$out"
+check "a ratio line: score / tries * 100 of each run" \
+	"$(echo "$out" | grep -Eq '^Amean hit_pct +25 \(   0.00%\) +failed +25 \(   0.00%\)' &&
+	   grep -q '^base,1,hit_pct,25$' "$tmp/res/results.csv"; echo $?)" "$out"
 check "and says why the broken one failed" \
 	"$(echo "$out" | grep -q 'run 1 failed: exit status 3'; echo $?)" "$out"
 check "results.csv has every run's values and the failures" \
@@ -102,6 +115,10 @@ rc=$?
 check "--report ($rc): the table again from results.csv, line for line" \
 	"$([ $rc = 0 ] && cmp -s "$tmp/table.first" "$tmp/res/table.txt"; echo $?)" \
 	"$(diff "$tmp/table.first" "$tmp/res/table.txt" | head -5)"
+{ cat "$tmp/small.exp"; echo "ratio tries_per_score lower tries score"; } >"$tmp/more.exp"
+out=$("$PAGER" experiment --report "$tmp/res" "$tmp/more.exp" 2>&1)
+check "--report computes a ratio the file gained since the runs" \
+	"$(echo "$out" | grep -Eq '^Amean tries_per_score +4 \(   0.00%\)'; echo $?)" "$out"
 printf 'config,run,name,value\nbase,0,score,7\nnosuch,0,score,1\n' >"$tmp/res/results.csv"
 out=$("$PAGER" experiment --report "$tmp/res" "$tmp/small.exp" 2>&1)
 rc=$?

@@ -3,7 +3,8 @@
  * fuzz-experiment.c - libFuzzer harness for `pager experiment`'s file
  * parser and its matching of a workload's output against the figures:
  * the input is parsed as an experiment file, and if it parses, every
- * line of it is matched as if the workload had printed it.
+ * line of it is matched as if the workload had printed it, and the
+ * ratios are taken of what matched.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&run, 0, sizeof(run));
 	while (fgets(line, sizeof(line), f))
 		exp_match_line(&e, line, &run);
+	exp_add_ratios(&e, &run);
 	free(run.vals);
 	exp_release(&e);
 	fclose(f);
