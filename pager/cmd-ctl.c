@@ -115,7 +115,10 @@ int cmd_phase(int argc, char **argv)
 int cmd_stat(int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: pager stat [--socket PATH] [--group NAME | --pid PID]\n";
+		"usage: pager stat [--socket PATH] [--group NAME | --pid PID | "
+		"--phases]\n"
+		"--phases: each phase's counters (phase.NAME.ITEM), between the "
+		"marks of\n`pager phase` and programs' pager_phase().\n";
 	char sock[108], line[256];
 
 	socket_arg(&argc, argv, sock, sizeof(sock));
@@ -125,6 +128,8 @@ int cmd_stat(int argc, char **argv)
 		snprintf(line, sizeof(line), "stat group %.200s", argv[2]);
 	else if (argc == 3 && !strcmp(argv[1], "--pid"))
 		snprintf(line, sizeof(line), "stat pid %.200s", argv[2]);
+	else if (argc == 2 && !strcmp(argv[1], "--phases"))
+		snprintf(line, sizeof(line), "stat phases");
 	else
 		return pgr_usage_error(usage, NULL);
 	return request(sock, line);

@@ -441,6 +441,9 @@ static void run_one(const struct ctx *x, int c, int r, struct exp_run *run)
 		snprintf(run->why, sizeof(run->why), "no counters from the "
 			 "daemon (it died? see its .daemon.log)");
 	}
+	/* phase.NAME.ITEM, if the workload marked phases. */
+	if (!run->failed)
+		ask(sock, "stat phases", stat_line, run);
 	exp_add_ratios(x->e, run);
 	stop_daemon(sock, d);
 	unlink(sock);

@@ -40,6 +40,14 @@ static void reply(struct req *r, const char *fmt, ...)
 	pgr_conn_send(r->conn, line);
 }
 
+/* reply() for callbacks that hand over finished lines. */
+static void reply_line(void *arg, const char *text)
+{
+	struct req *r = arg;
+
+	pgr_conn_send(r->conn, text);
+}
+
 static int fail(struct req *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -328,12 +336,35 @@ static void cmd_trace(struct req *r)
 	pgr_trace_start(r->p, r->conn, mask);
 }
 
+/* Phases counted at most; later marks still go to the record and the
+ * traces. */
+#define MAX_PHASES 1024
+
+/* End the open phase now and open @name (phase.h). */
+static void phase_start(struct pgr *p, const char *name)
+{
+	uint64_t now[POL_NR_ITEMS];
+
+	if (p->nr_phases == MAX_PHASES)
+		return;
+	pgr_phase_snapshot(p->pol, now);
+	if (p->nr_phases)
+		memcpy(p->phases[p->nr_phases - 1].end, now, sizeof(now));
+	pgr_grow(&p->phases, &p->cap_phases, p->nr_phases + 1,
+		 sizeof(*p->phases));
+	pgr_phase_start(&p->phases[p->nr_phases], p->phases, p->nr_phases,
+			name, now);
+	if (++p->nr_phases == MAX_PHASES)
+		pgr_warn("phase %s: %d phases counted, later ones are not",
+			 name, MAX_PHASES);
+}
+
 /*
  * phase NAME: a mark, as a write to ftrace's trace_marker: `phase NAME` in
- * the record (where `pager sim` starts a phase) and a tracing_mark_write
- * line in every trace stream. From `pager phase` or a program's
- * pager_phase(); a program's own faults before it are already recorded,
- * as it waits for the answer.
+ * the record (where `pager sim` starts a phase), a tracing_mark_write
+ * line in every trace stream, and a new phase for `stat phases`. From
+ * `pager phase` or a program's pager_phase(); a program's own faults
+ * before it are already counted, as it waits for the answer.
  */
 static void cmd_phase(struct req *r)
 {
@@ -344,6 +375,7 @@ static void cmd_phase(struct req *r)
 	}
 	pgr_rec(r->p, "phase %s", r->argv[1]);
 	pgr_trace_mark(r->p, r->argv[1]);
+	phase_start(r->p, r->argv[1]);
 	reply(r, "ok");
 }
 
@@ -526,6 +558,14 @@ static void cmd_stat(struct req *r)
 		reply(r, "clients_joined %llu",
 		      (unsigned long long)p->clients_joined);
 		reply(r, "ok");
+	} else if (r->argc == 2 && !strcmp(r->argv[1], "phases")) {
+		/* The open phase is measured up to now. */
+		if (p->nr_phases)
+			pgr_phase_snapshot(p->pol,
+					   p->phases[p->nr_phases - 1].end);
+		for (size_t k = 0; k < p->nr_phases; k++)
+			pgr_phase_lines(&p->phases[k], reply_line, r);
+		reply(r, "ok");
 	} else if (r->argc == 3 && !strcmp(r->argv[1], "group")) {
 		int g = pol_group_find(p->pol, r->argv[2]);
 
@@ -563,7 +603,7 @@ static void cmd_stat(struct req *r)
 		reply(r, "nr_regions %zu", c->nr_regions);
 		reply(r, "ok");
 	} else {
-		fail(r, "stat: expected nothing, group NAME or pid PID");
+		fail(r, "stat: expected nothing, phases, group NAME or pid PID");
 	}
 }
 

@@ -192,6 +192,7 @@ static void teardown(struct pgr *p)
 	pol_destroy(p->pol);
 	free(p->pages);
 	free(p->clients);
+	free(p->phases);
 	free(p->free_bufs);
 	free(p->buf_released);
 	free(p->deferred);

@@ -44,6 +44,7 @@
 #include <uv.h>
 
 #include "../policy/pol.h"
+#include "phase.h"
 #include "wire.h"
 
 #define PGR_PAGE	4096
@@ -269,6 +270,10 @@ struct pgr {
 	struct client *clients;
 	uint32_t nr_clients, cap_clients;
 	uint64_t clients_joined;	/* hellos, ever */
+
+	/* phase marks (phase.h): the last is open, measured up to now */
+	struct pgr_phase *phases;
+	size_t nr_phases, cap_phases;
 
 	/* page buffers: the pager's own cache of page contents */
 	char *arena;			/* budget pages, reserved */

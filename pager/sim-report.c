@@ -10,59 +10,29 @@
 #include "sim.h"
 #include "util.h"
 
-/* Counters shown per phase: the ones a reader of a seed experiment
- * compares round by round. */
-static const enum pol_item phase_items[] = {
-	POL_PGFAULT, POL_PGMAJFAULT, POL_PSWPIN, POL_PSWPOUT,
-	POL_PGSCAN_ANON, POL_PGSCAN_FILE, POL_PGSTEAL_ANON, POL_PGSTEAL_FILE,
-	POL_PGACTIVATE, POL_PGDEACTIVATE,
-	POL_WORKINGSET_REFAULT_ANON, POL_WORKINGSET_REFAULT_FILE,
-	POL_WORKINGSET_ACTIVATE_ANON, POL_WORKINGSET_ACTIVATE_FILE,
-	POL_WORKINGSET_RESTORE_ANON, POL_WORKINGSET_RESTORE_FILE,
-	POL_OOM_KILL,
-};
-
-static const enum pol_item phase_gauges[] = {
-	POL_NR_INACTIVE_ANON, POL_NR_ACTIVE_ANON, POL_NR_INACTIVE_FILE,
-	POL_NR_ACTIVE_FILE,
-};
-
-static void snapshot(const struct sim *s, uint64_t v[POL_NR_ITEMS])
-{
-	for (int i = 0; i < POL_NR_ITEMS; i++)
-		v[i] = pol_read(s->pol, -1, (enum pol_item)i);
-}
-
 void sim_phase_end(struct sim *s)
 {
-	struct sim_phase *p;
-
 	if (!s->nr_phases)
 		return;
-	p = &s->phases[s->nr_phases - 1];
-	p->end = s->c;
-	snapshot(s, p->pend);
+	s->phase_counts[s->nr_phases - 1].end = s->c;
+	pgr_phase_snapshot(s->pol, s->phases[s->nr_phases - 1].end);
 }
 
 void sim_phase_start(struct sim *s, const char *name)
 {
-	struct sim_phase *p;
-	unsigned int dup = 0;
+	uint64_t now[POL_NR_ITEMS];
 
 	sim_phase_end(s);
 	pgr_grow(&s->phases, &s->cap_phases, s->nr_phases + 1,
 		 sizeof(*s->phases));
-	for (size_t i = 0; i < s->nr_phases; i++)
-		dup += !strncmp(s->phases[i].name, name, strlen(name)) &&
-		       (s->phases[i].name[strlen(name)] == 0 ||
-			s->phases[i].name[strlen(name)] == '#');
-	p = &s->phases[s->nr_phases++];
-	if (dup)
-		snprintf(p->name, sizeof(p->name), "%.40s#%u", name, dup + 1);
-	else
-		snprintf(p->name, sizeof(p->name), "%s", name);
-	p->start = s->c;
-	snapshot(s, p->pstart);
+	pgr_grow(&s->phase_counts, &s->cap_phase_counts, s->nr_phases + 1,
+		 sizeof(*s->phase_counts));
+	pgr_phase_snapshot(s->pol, now);
+	pgr_phase_start(&s->phases[s->nr_phases], s->phases, s->nr_phases,
+			name, now);
+	s->phase_counts[s->nr_phases].start = s->c;
+	s->phase_counts[s->nr_phases].end = s->c;
+	s->nr_phases++;
 }
 
 int sim_stat(const struct sim *s, const char *name, int group,
@@ -227,21 +197,21 @@ void sim_expect(struct sim *s, const struct t_expect *x)
 
 /* ---- output --------------------------------------------------------------- */
 
-static void print_phase(const struct sim_phase *p, FILE *out)
+static void print_line(void *arg, const char *text)
 {
+	fprintf(arg, "%s\n", text);
+}
+
+static void print_phase(const struct sim *s, size_t k, FILE *out)
+{
+	const struct pgr_phase *p = &s->phases[k];
+	const struct sim_phase_counts *c = &s->phase_counts[k];
+
 	fprintf(out, "phase.%s.refs %llu\n", p->name,
-		(unsigned long long)(p->end.refs - p->start.refs));
+		(unsigned long long)(c->end.refs - c->start.refs));
 	fprintf(out, "phase.%s.misses %llu\n", p->name,
-		(unsigned long long)(p->end.misses - p->start.misses));
-	for (size_t k = 0; k < sizeof(phase_items) / sizeof(*phase_items); k++)
-		fprintf(out, "phase.%s.%s %llu\n", p->name,
-			pol_item_name(phase_items[k]),
-			(unsigned long long)(p->pend[phase_items[k]] -
-					     p->pstart[phase_items[k]]));
-	for (size_t k = 0; k < sizeof(phase_gauges) / sizeof(*phase_gauges); k++)
-		fprintf(out, "phase.%s.%s %llu\n", p->name,
-			pol_item_name(phase_gauges[k]),
-			(unsigned long long)p->pend[phase_gauges[k]]);
+		(unsigned long long)(c->end.misses - c->start.misses));
+	pgr_phase_lines(p, print_line, out);
 }
 
 void sim_print(const struct sim *s, FILE *out)
@@ -255,7 +225,7 @@ void sim_print(const struct sim *s, FILE *out)
 	fprintf(out, "swap_used %llu\n", (unsigned long long)s->swap_used);
 	fprintf(out, "swap_peak %llu\n", (unsigned long long)s->swap_peak);
 	for (size_t p = 0; p < s->nr_phases; p++)
-		print_phase(&s->phases[p], out);
+		print_phase(s, p, out);
 	if (!s->o.per_group)
 		return;
 	for (unsigned int g = 1; g < pol_nr_groups(s->pol); g++)

@@ -169,5 +169,6 @@ void sim_destroy(struct sim *s)
 	free(s->node_fifo);
 	free(s->wb_queue);
 	free(s->phases);
+	free(s->phase_counts);
 	free(s);
 }

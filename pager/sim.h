@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "../policy/pol.h"
+#include "phase.h"
 #include "trace.h"
 
 /* A slot word (uint64_t): low two bits say what it holds. */
@@ -95,11 +96,10 @@ struct sim_counts {
 	uint64_t misses;	/* accesses that had to bring a page in */
 };
 
-struct sim_phase {
-	char name[48];
+/* The replay's own counts over a phase (its policy counters are in the
+ * struct pgr_phase of the same index). */
+struct sim_phase_counts {
 	struct sim_counts start, end;
-	uint64_t pstart[POL_NR_ITEMS];	/* policy counters at the start */
-	uint64_t pend[POL_NR_ITEMS];
 };
 
 struct sim_opts {
@@ -142,8 +142,9 @@ struct sim {
 	unsigned int kswapd_pending;
 	unsigned int direct_reclaimers;	/* reclaimers at the min mark */
 	struct sim_counts c;
-	struct sim_phase *phases;
-	size_t nr_phases, cap_phases;
+	struct pgr_phase *phases;		/* phase.h */
+	struct sim_phase_counts *phase_counts;
+	size_t nr_phases, cap_phases, cap_phase_counts;
 	uint64_t oom_kills;
 	unsigned int expect_failures;
 	char err[256];

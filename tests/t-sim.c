@@ -101,17 +101,18 @@ uint64_t t_stat(const struct sim *s, const char *name)
 uint64_t t_phase(const struct sim *s, const char *phase, const char *name)
 {
 	for (size_t p = 0; p < s->nr_phases; p++) {
-		const struct sim_phase *ph = &s->phases[p];
+		const struct pgr_phase *ph = &s->phases[p];
+		const struct sim_phase_counts *c = &s->phase_counts[p];
 
 		if (strcmp(ph->name, phase))
 			continue;
 		if (!strcmp(name, "misses"))
-			return ph->end.misses - ph->start.misses;
+			return c->end.misses - c->start.misses;
 		if (!strcmp(name, "refs"))
-			return ph->end.refs - ph->start.refs;
+			return c->end.refs - c->start.refs;
 		for (int i = 0; i < POL_NR_ITEMS; i++)
 			if (!strcmp(pol_item_name((enum pol_item)i), name))
-				return ph->pend[i] - ph->pstart[i];
+				return ph->end[i] - ph->start[i];
 	}
 	t_ok(0, "no phase %s or counter %s", phase, name);
 	exit(1);

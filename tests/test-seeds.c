@@ -314,13 +314,14 @@ static uint64_t misses_to_oom(const struct sim *s, int *tab)
 	uint64_t misses = 0;
 
 	for (size_t p = 0; p < s->nr_phases; p++) {
-		const struct sim_phase *ph = &s->phases[p];
+		const struct pgr_phase *ph = &s->phases[p];
+		const struct sim_phase_counts *c = &s->phase_counts[p];
 
-		if (ph->pend[POL_OOM_KILL] > ph->pstart[POL_OOM_KILL]) {
+		if (ph->end[POL_OOM_KILL] > ph->start[POL_OOM_KILL]) {
 			*tab = (int)p + 1;
 			return misses;
 		}
-		misses += ph->end.misses - ph->start.misses;
+		misses += c->end.misses - c->start.misses;
 	}
 	*tab = 0;
 	return misses;
