@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=35
+plan=37
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -151,7 +151,7 @@ cat >"$tmp/rel/exps/rel.exp" <<'EXP'
 mem      16M
 swap     none
 dir      ../data
-workload echo "score 3"; pwd
+workload echo "score 3"; pwd; "$PAGER_BIN" phase one
 figure   score higher
 config   only
 EXP
@@ -160,6 +160,9 @@ rc=$?
 check "a relative file and dir ($rc): the run is in FILE's dir/../data, its results in ./res" \
 	"$([ $rc = 0 ] && grep -qx "$(cd "$tmp/rel/data" && pwd -P)" "$tmp/rel/res/only-0.out" &&
 	   echo "$out" | grep -Eq '^Amean score +3 '; echo $?)" "$out"
+check "a phase the workload marked has its counters in results.csv" \
+	"$(grep -q '^only,0,phase\.one\.pswpout,0$' "$tmp/rel/res/results.csv"; echo $?)" \
+	"$(grep phase "$tmp/rel/res/results.csv" | head -3)"
 check "without a plot line, plot.dat has each figure in percent of the base" \
 	"$(grep -q '^score 100 0$' "$tmp/rel/res/plot.dat"; echo $?)" "$(cat "$tmp/rel/res/plot.dat")"
 
@@ -240,6 +243,19 @@ for name in 'a#b' 'two words' "$(printf '%064d' 0)"; do
 done
 check "names with '#', a space or 64 characters are refused ($refused of 3), the daemon serves on" \
 	"$([ $refused = 3 ] && "$PAGER" stat --socket "$sock" >/dev/null; echo $?)" "$out"
+# Counters per phase: a swapping run inside "fill", nothing in "quiet".
+"$PAGER" phase --socket "$sock" fill >/dev/null
+prun "$VERIFY" --mb 24 passes >/dev/null 2>&1
+"$PAGER" phase --socket "$sock" quiet >/dev/null
+sleep 0.2
+"$PAGER" phase --socket "$sock" fill >/dev/null
+out=$("$PAGER" stat --socket "$sock" --phases 2>&1)
+fill=$(echo "$out" | awk '$1 == "phase.fill.pswpout" { print $2 }')
+quiet=$(echo "$out" | awk '$1 == "phase.quiet.pgfault" { print $2 }')
+check "pager stat --phases: the run's swap-outs in its phase ($fill), none in the next ($quiet faults), a repeated name is fill#2" \
+	"$([ "${fill:-0}" -gt 1000 ] && [ "$quiet" = 0 ] &&
+	   echo "$out" | grep -q '^phase\.fill#2\.nr_active_anon ' &&
+	   echo "$out" | grep -q '^phase\.warm-up\.1\.pswpout '; echo $?)" "$out"
 stop_daemon
 
 # ---- pager run --record: a real run, replayed by pager sim ---------------
