@@ -103,12 +103,15 @@ static struct exp_figure *new_figure(struct parse *ps, struct experiment *e,
 	strcpy(f->name, name);
 	while (r && isspace((unsigned char)*r))
 		r++;
-	if (r && (!strncmp(r, "lower", 5) || !strncmp(r, "higher", 6)) &&
-	    (!r[r[0] == 'l' ? 5 : 6] || isspace((unsigned char)r[r[0] == 'l' ? 5 : 6]))) {
-		f->higher_better = r[0] == 'h';
-		r += f->higher_better ? 6 : 5;
-		while (isspace((unsigned char)*r))
-			r++;
+	if (r && (!strncmp(r, "lower", 5) || !strncmp(r, "higher", 6))) {
+		size_t w = r[0] == 'l' ? 5 : 6;
+
+		if (!r[w] || isspace((unsigned char)r[w])) {
+			f->higher_better = r[0] == 'h';
+			r += w;
+			while (isspace((unsigned char)*r))
+				r++;
+		}
 	}
 	*rest = r;
 	return f;
