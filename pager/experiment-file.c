@@ -403,6 +403,18 @@ void exp_run_add(struct exp_run *run, const char *name, double v)
 	x->v = v;
 }
 
+bool exp_run_value(const struct exp_run *run, const char *name, double *v)
+{
+	for (size_t k = 0; k < run->nr; k++) {
+		if (!strcmp(run->vals[k].name, name)) {
+			if (v)
+				*v = run->vals[k].v;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Match @line against @pat: literal text, one optional %d, one %f. */
 static bool match(const char *pat, const char *line, long *idx, double *v,
 		  bool *has_idx)
@@ -465,26 +477,16 @@ void exp_match_line(const struct experiment *e, const char *line,
 	}
 }
 
-static const struct exp_value *value_of(const struct exp_run *run,
-					const char *name)
-{
-	for (size_t k = 0; k < run->nr; k++)
-		if (!strcmp(run->vals[k].name, name))
-			return &run->vals[k];
-	return NULL;
-}
-
 void exp_add_ratios(const struct experiment *e, struct exp_run *run)
 {
 	for (int k = 0; k < e->nr_figures; k++) {
 		const struct exp_figure *f = &e->figures[k];
-		const struct exp_value *a, *b;
+		double a, b;
 
-		if (!f->of[0][0] || value_of(run, f->name))
+		if (!f->of[0][0] || exp_run_value(run, f->name, NULL))
 			continue;
-		a = value_of(run, f->of[0]);
-		b = value_of(run, f->of[1]);
-		if (a && b && b->v != 0)
-			exp_run_add(run, f->name, a->v / b->v * f->scale);
+		if (exp_run_value(run, f->of[0], &a) &&
+		    exp_run_value(run, f->of[1], &b) && b != 0)
+			exp_run_add(run, f->name, a / b * f->scale);
 	}
 }

@@ -33,24 +33,13 @@ struct stats {
 	int n;
 };
 
-static bool value_of(const struct exp_run *run, const char *name, double *v)
-{
-	for (size_t k = 0; k < run->nr; k++) {
-		if (!strcmp(run->vals[k].name, name)) {
-			*v = run->vals[k].v;
-			return true;
-		}
-	}
-	return false;
-}
-
 static struct stats stats_of(struct exp_run *runs, int repeat, const char *name)
 {
 	struct stats s = { 0, 0, 0 };
 	double sum = 0, sq = 0, v;
 
 	for (int r = 0; r < repeat; r++) {
-		if (runs[r].failed || !value_of(&runs[r], name, &v))
+		if (runs[r].failed || !exp_run_value(&runs[r], name, &v))
 			continue;
 		sum += v;
 		sq += v * v;
@@ -86,8 +75,7 @@ static size_t figure_names(const struct experiment *e, struct exp_run *all,
 			else
 				snprintf(want, sizeof(want), "%s%ld", base, idx);
 			for (int r = 0; r < nr_runs && !found; r++)
-				for (size_t k = 0; k < all[r].nr && !found; k++)
-					found = !strcmp(all[r].vals[k].name, want);
+				found = exp_run_value(&all[r], want, NULL);
 			if (found) {
 				snprintf(names[n++], 64, "%s", want);
 				seen = seen || idx >= 0;

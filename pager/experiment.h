@@ -119,6 +119,8 @@ void exp_release_runs(const struct experiment *e, struct exp_run **runs,
 
 /* Add @v under @name to @run. */
 void exp_run_add(struct exp_run *run, const char *name, double v);
+/* @run's value named @name in *@v (@v may be NULL): false if it has none. */
+bool exp_run_value(const struct exp_run *run, const char *name, double *v);
 /* Match one line of the workload's output against the figures. */
 void exp_match_line(const struct experiment *e, const char *line,
 		    struct exp_run *run);
