@@ -94,6 +94,12 @@ static void gen_zipf(struct gen *g)
 	zipf_release(&z);
 }
 
+/* A uniform draw in (0, 1), never 0: log() takes it. */
+static double unit(uint64_t *state)
+{
+	return ((double)(pgr_rand(state) >> 11) + 0.5) / 9007199254740992.0;
+}
+
 /* Seed 002's pmbench (examples/pmbench.c): every page written once,
  * then M accesses normally distributed around the middle of the set,
  * sigma a sixth of it (draws outside the set are drawn again), half of
@@ -111,10 +117,7 @@ static void gen_pmbench(struct gen *g)
 		double x;
 
 		do {	/* Box-Muller, as the workload draws */
-			double u = ((double)(pgr_rand(&state) >> 11) + 0.5) /
-				   9007199254740992.0;
-			double v = ((double)(pgr_rand(&state) >> 11) + 0.5) /
-				   9007199254740992.0;
+			double u = unit(&state), v = unit(&state);
 
 			x = n / 2 + n / 6 * sqrt(-2 * log(u)) *
 			    cos(2 * M_PI * v);
