@@ -348,13 +348,8 @@ static void phase_start(struct pgr *p, const char *name)
 	if (p->nr_phases == MAX_PHASES)
 		return;
 	pgr_phase_snapshot(p->pol, now);
-	if (p->nr_phases)
-		memcpy(p->phases[p->nr_phases - 1].end, now, sizeof(now));
-	pgr_grow(&p->phases, &p->cap_phases, p->nr_phases + 1,
-		 sizeof(*p->phases));
-	pgr_phase_start(&p->phases[p->nr_phases], p->phases, p->nr_phases,
-			name, now);
-	if (++p->nr_phases == MAX_PHASES)
+	pgr_phase_mark(&p->phases, &p->nr_phases, &p->cap_phases, name, now);
+	if (p->nr_phases == MAX_PHASES)
 		pgr_warn("phase %s: %d phases counted, later ones are not",
 			 name, MAX_PHASES);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "phase.h"
+#include "util.h"
 
 /* The counters a reader of a seed experiment compares phase by phase. */
 static const enum pol_item deltas[] = {
@@ -31,16 +32,20 @@ void pgr_phase_snapshot(const struct pol *pol, uint64_t v[POL_NR_ITEMS])
 		v[i] = pol_read(pol, -1, (enum pol_item)i);
 }
 
-void pgr_phase_start(struct pgr_phase *ph, const struct pgr_phase *before,
-		     size_t nr, const char *name,
-		     const uint64_t now[POL_NR_ITEMS])
+void pgr_phase_mark(struct pgr_phase **v, size_t *nr, size_t *cap,
+		    const char *name, const uint64_t now[POL_NR_ITEMS])
 {
 	size_t len = strlen(name);
 	unsigned int dup = 0;
+	struct pgr_phase *ph;
 
-	for (size_t i = 0; i < nr; i++)
-		dup += !strncmp(before[i].name, name, len) &&
-		       (before[i].name[len] == 0 || before[i].name[len] == '#');
+	if (*nr)
+		memcpy((*v)[*nr - 1].end, now, sizeof((*v)[0].end));
+	pgr_grow(v, cap, *nr + 1, sizeof(**v));
+	for (size_t i = 0; i < *nr; i++)
+		dup += !strncmp((*v)[i].name, name, len) &&
+		       ((*v)[i].name[len] == 0 || (*v)[i].name[len] == '#');
+	ph = &(*v)[(*nr)++];
 	if (dup)
 		snprintf(ph->name, sizeof(ph->name), "%.40s#%u", name, dup + 1);
 	else

@@ -22,10 +22,10 @@ struct pgr_phase {
 
 /* The policy's counters now (all groups). */
 void pgr_phase_snapshot(const struct pol *pol, uint64_t v[POL_NR_ITEMS]);
-/* Start @ph, the phase after @nr earlier ones @before, at @now. */
-void pgr_phase_start(struct pgr_phase *ph, const struct pgr_phase *before,
-		     size_t nr, const char *name,
-		     const uint64_t now[POL_NR_ITEMS]);
+/* A mark at @now: the open phase, the last of the *@nr in *@v (*@cap
+ * allocated), ends there and a phase named @name opens. */
+void pgr_phase_mark(struct pgr_phase **v, size_t *nr, size_t *cap,
+		    const char *name, const uint64_t now[POL_NR_ITEMS]);
 /* Call @line with each `phase.NAME.ITEM VALUE` of @ph. */
 void pgr_phase_lines(const struct pgr_phase *ph,
 		     void (*line)(void *arg, const char *text), void *arg);

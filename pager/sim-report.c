@@ -22,17 +22,15 @@ void sim_phase_start(struct sim *s, const char *name)
 {
 	uint64_t now[POL_NR_ITEMS];
 
-	sim_phase_end(s);
-	pgr_grow(&s->phases, &s->cap_phases, s->nr_phases + 1,
-		 sizeof(*s->phases));
+	/* The open phase's policy counters end at the mark, below. */
+	if (s->nr_phases)
+		s->phase_counts[s->nr_phases - 1].end = s->c;
 	pgr_grow(&s->phase_counts, &s->cap_phase_counts, s->nr_phases + 1,
 		 sizeof(*s->phase_counts));
-	pgr_phase_snapshot(s->pol, now);
-	pgr_phase_start(&s->phases[s->nr_phases], s->phases, s->nr_phases,
-			name, now);
 	s->phase_counts[s->nr_phases].start = s->c;
 	s->phase_counts[s->nr_phases].end = s->c;
-	s->nr_phases++;
+	pgr_phase_snapshot(s->pol, now);
+	pgr_phase_mark(&s->phases, &s->nr_phases, &s->cap_phases, name, now);
 }
 
 int sim_stat(const struct sim *s, const char *name, int group,
