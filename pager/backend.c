@@ -320,6 +320,11 @@ static int be_evict(void *ctx, uint32_t i, uint64_t shadow)
 	return 0;
 }
 
+static void be_unmap_flush(void *ctx)
+{
+	pgr_file_punch_flush(P(ctx));
+}
+
 static void be_swap_space(void *ctx, uint64_t *total, uint64_t *free)
 {
 	struct pgr *p = P(ctx);
@@ -370,6 +375,7 @@ const struct pol_backend pgr_backend = {
 	.unmap = be_unmap,
 	.writeout = be_writeout,
 	.evict = be_evict,
+	.unmap_flush = be_unmap_flush,
 	.swap_space = be_swap_space,
 	.swap_drop = be_swap_drop,
 	.prefetch = be_prefetch,

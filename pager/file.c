@@ -92,10 +92,48 @@ void pgr_file_punch(struct finode *fi, uint64_t pg, uint64_t n)
 		  (off_t)(pg * PGR_PAGE), (off_t)(n * PGR_PAGE));
 }
 
+/*
+ * Evicted pages are punched in runs: a streamed file's pages leave the
+ * LRU tail in file order, and one fallocate() for 32 pages costs about
+ * what one for a single page does (it walks every mapping of the memfd
+ * to unmap them). Until the punch the data stays in the memfd, still
+ * mapped where it was: nothing can read it wrongly meanwhile, because
+ * the run is punched before the daemon serves anything again (at the
+ * end of the reclaim batch: the policy's unmap_flush()).
+ */
+void pgr_file_punch_flush(struct pgr *p)
+{
+	if (!p->punch.n)
+		return;
+	pgr_file_punch(F(p, p->punch.ino), p->punch.first, p->punch.n);
+	p->punch.n = 0;
+}
+
+static void punch_later(struct pgr *p, uint32_t ino, uint64_t pg)
+{
+	if (p->punch.n && p->punch.ino == ino) {
+		if (pg == p->punch.first + p->punch.n) {
+			p->punch.n++;
+			return;
+		}
+		if (pg + 1 == p->punch.first) {
+			p->punch.first--;
+			p->punch.n++;
+			return;
+		}
+	}
+	pgr_file_punch_flush(p);
+	p->punch.ino = ino;
+	p->punch.first = pg;
+	p->punch.n = 1;
+}
+
 void pgr_file_free_inode(struct pgr *p, uint32_t ino)
 {
 	struct finode *fi = F(p, ino);
 
+	if (p->punch.n && p->punch.ino == ino)
+		pgr_file_punch_flush(p);
 	for (uint64_t pg = 0; pg < fi->map_pages; pg++)
 		if (fi->shadow[pg])
 			pol_shadow_forget(p->pol, fi->shadow[pg]);
@@ -124,10 +162,11 @@ uint32_t pgr_file_invalidate(struct pgr *p, uint32_t ino)
 		    (p->pages[i].pol.flags & (POL_PG_DIRTY |
 					      POL_PG_WRITEBACK)))
 			continue;
-		pgr_file_punch(fi, pg, 1);
+		punch_later(p, ino, pg);
 		pgr_file_drop_page(p, fi, pg);
 		n++;
 	}
+	pgr_file_punch_flush(p);
 	return n;
 }
 
@@ -638,9 +677,7 @@ int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow)
 
 	if (d->flags & DP_READING)
 		return -EBUSY;
-	if (fallocate(fi->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		      (off_t)d->off * PGR_PAGE, PGR_PAGE))
-		return -EBUSY;
+	punch_later(p, d->region, d->off);
 	for (size_t k = 0; k < fi->nr_mappers; k++) {
 		struct region *r = &p->regions[fi->mappers[k]];
 		uint32_t off;

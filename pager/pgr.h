@@ -327,6 +327,10 @@ struct pgr {
 	struct pol_inode *pol_inodes;	/* the policy's, same index */
 	uint32_t nr_files_max;		/* descriptors allocated */
 	uint32_t nr_files_live;
+	struct {
+		uint32_t ino;
+		uint64_t first, n;
+	} punch;			/* evicted, to punch out (file.c) */
 	uint32_t file_gen;
 	uint32_t max_cached_inodes;	/* knob: live inodes at most */
 	uint32_t max_map_count;		/* knob: regions per client at most */
@@ -493,6 +497,7 @@ void pgr_file_arm(struct pgr *p, uint32_t i);
 int pgr_file_unmap(struct pgr *p, uint32_t i);
 enum pol_writeout pgr_file_writeout(struct pgr *p, uint32_t i);
 int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow);
+void pgr_file_punch_flush(struct pgr *p);
 uint32_t pgr_file_invalidate(struct pgr *p, uint32_t ino);
 void pgr_file_free_inode(struct pgr *p, uint32_t ino);
 /* Queue [addr, addr + page) of @c for a DONTNEED that keeps no copy. */

@@ -167,6 +167,11 @@ struct pol_backend {
 	 * slot it occupied. Return 0, or -EBUSY if someone holds it (keep).
 	 * On 0 the library takes the descriptor back. */
 	int (*evict)(void *ctx, uint32_t page, uint64_t shadow);
+	/* Optional. The end of a reclaim batch (try_to_unmap_flush()): what
+	 * evict() deferred to do for many pages at once (the pager punches
+	 * a run of file pages with one call) must be done now, before the
+	 * descriptors it freed are handed out again. */
+	void (*unmap_flush)(void *ctx);
 	/* Swap slots in pages: configured in total, and free now. */
 	void (*swap_space)(void *ctx, uint64_t *total, uint64_t *free);
 	/* Drop @page's copy in swap (swap more than half full, §2.3 step 8)

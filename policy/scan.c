@@ -272,6 +272,8 @@ static uint64_t shrink_page_list(struct pol *pol, struct pol_list *isolated,
 			break;
 		}
 	}
+	if (reclaimed && pol->be->unmap_flush)
+		pol->be->unmap_flush(pol->ctx);
 	return reclaimed;
 }
 

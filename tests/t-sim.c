@@ -180,6 +180,14 @@ static int be_evict(void *ctx, uint32_t i, uint64_t shadow)
 	return 0;
 }
 
+static void be_unmap_flush(void *ctx)
+{
+	struct t_be *b = ctx;
+
+	b->nr_flushes++;
+	b->evicted_at_flush = b->nr_evicted;
+}
+
 static void be_swap_space(void *ctx, uint64_t *total, uint64_t *free)
 {
 	struct t_be *b = ctx;
@@ -207,7 +215,8 @@ static void be_event(void *ctx, const struct pol_event *ev)
 static const struct pol_backend t_backend = {
 	.young = be_young, .young_clear = be_young_clear,
 	.unmap = be_unmap, .writeout = be_writeout,
-	.evict = be_evict, .swap_space = be_swap_space,
+	.evict = be_evict, .unmap_flush = be_unmap_flush,
+	.swap_space = be_swap_space,
 	.swap_drop = be_swap_drop, .event = be_event,
 };
 

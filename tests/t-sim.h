@@ -46,6 +46,8 @@ struct t_be {
 	uint32_t evicted[4096];		/* pages evicted, in order */
 	uint64_t shadows[4096];		/* their shadows */
 	unsigned int nr_evicted;
+	unsigned int nr_flushes;	/* unmap_flush() calls */
+	unsigned int evicted_at_flush;	/* nr_evicted at the last one */
 	unsigned int nr_writeouts;
 	bool swap_dropped;
 	struct pol_event events[256];	/* the last events seen */

@@ -160,6 +160,28 @@ static void test_oom_without_swap(void)
 	t_pol_free(pol);
 }
 
+/* Evictions are flushed once a batch, after its last one (the pager
+ * punches runs of file pages then); a batch that frees nothing does not
+ * flush. */
+static void test_unmap_flush(void)
+{
+	struct t_be be = { .swap_total = 0 };
+	struct pol *pol = t_pol(&be, 64, 64);
+
+	for (int k = 0; k < 8; k++)
+		t_add(pol, false);
+	be.evict_err = -16;
+	pol_shrink_list(pol, POL_ROOT, POL_LRU_INACTIVE_FILE, 8);
+	t_eq(be.nr_flushes, 0, "nothing freed: no flush");
+	be.evict_err = 0;
+	pol_shrink_list(pol, POL_ROOT, POL_LRU_INACTIVE_FILE, 8);
+	t_eq(be.nr_evicted, 8, "eight clean file pages freed");
+	t_eq(be.nr_flushes, 1, "one flush for the batch");
+	t_eq(be.evicted_at_flush, 8, "after the batch's last eviction");
+	t_check(pol, "flushed");
+	t_pol_free(pol);
+}
+
 int main(void)
 {
 	test_async_writeout();
@@ -167,5 +189,6 @@ int main(void)
 	test_swap_half_full();
 	test_dirty_file();
 	test_oom_without_swap();
+	test_unmap_flush();
 	return t_done();
 }
