@@ -51,6 +51,7 @@
 #define RUNS		7		/* the median of */
 #define FILE_MB		64		/* hits and misses: random pages */
 #define SEQ_MB		256		/* sequential throughput */
+#define STREAM_MEM	"64M"		/* SEQ_MB streamed through this */
 
 static double now(void)
 {
@@ -461,16 +462,17 @@ static int child(const char *mode)
 	return 0;
 }
 
-/* Run this program's @mode under `@pager run`; its number, or -1. */
-static double under_pager(const char *pager, const char *self,
-			  const char *mode)
+/* Run this program's @mode under `@pager run --mem @mem`; its number, or
+ * -1. */
+static double under_pager_mem(const char *pager, const char *self,
+			      const char *mode, const char *mem)
 {
 	char cmd[8192];
 	double v = -1;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "'%s' run --mem 1G -- '%s' --child %s",
-		 pager, self, mode);
+	snprintf(cmd, sizeof(cmd), "'%s' run --mem %s -- '%s' --child %s",
+		 pager, mem, self, mode);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -479,6 +481,12 @@ static double under_pager(const char *pager, const char *self,
 	if (pclose(f))
 		v = -1;
 	return v;
+}
+
+static double under_pager(const char *pager, const char *self,
+			  const char *mode)
+{
+	return under_pager_mem(pager, self, mode, "1G");
 }
 
 static int cmp(const void *a, const void *b)
@@ -502,7 +510,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
 	char self[4096];
-	double v[14][RUNS];
+	double v[14][RUNS], stream[RUNS], stream_p;
 	double floor_s, read_s, touch_n, cpu_n, armed, swapin, touch_p, cpu_p;
 	double minor_s, fhit, fmiss, seq_n, seq_p;
 	char fpath[4096], spath[4096];
@@ -534,6 +542,9 @@ int main(int argc, char **argv)
 		v[10][r] = under_pager(argv[1], self, "fmiss");
 		v[11][r] = seq_read(spath);
 		v[12][r] = under_pager(argv[1], self, "fseq");
+		/* The same read through a budget a quarter of the file:
+		 * every page read evicts one. */
+		stream[r] = under_pager_mem(argv[1], self, "fseq", STREAM_MEM);
 		v[0][r] = uffd_floor();
 		v[1][r] = under_pager(argv[1], self, "armed");
 		v[2][r] = direct_read(dir);
@@ -556,10 +567,12 @@ int main(int argc, char **argv)
 	fmiss = median(v[10], RUNS);
 	seq_n = median(v[11], RUNS);
 	seq_p = median(v[12], RUNS);
+	stream_p = median(stream, RUNS);
 	unlink(fpath);
 	unlink(spath);
 	if (armed < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0 ||
-	    minor_s < 0 || fhit < 0 || fmiss < 0 || seq_n < 0 || seq_p < 0) {
+	    minor_s < 0 || fhit < 0 || fmiss < 0 || seq_n < 0 || seq_p < 0 ||
+	    stream_p < 0) {
 		printf("bench-daemon: a run under the pager failed\n");
 		return 1;
 	}
@@ -588,12 +601,16 @@ int main(int argc, char **argv)
 	       fmiss * 1e6);
 	printf("sequential mmap read, native / pager       %8.0f / %.0f MB/s\n",
 	       seq_n, seq_p);
+	printf("sequential read through %s, pager        %8.0f MB/s\n",
+	       STREAM_MEM, stream_p);
 	printf("ratio file hit / minor floor               %8.2f  (goal <= 1.2)\n",
 	       fhit / minor_s);
 	printf("ratio file miss / (minor floor + O_DIRECT) %8.2f  (goal <= 1.2)\n",
 	       fmiss / (minor_s + read_s));
 	printf("ratio sequential read pager / native       %8.2f  (goal >= 0.8)\n",
 	       seq_p / seq_n);
+	printf("ratio streamed read (evicting) / native    %8.2f  (goal >= 0.8)\n",
+	       stream_p / seq_n);
 	printf("ratio pager fault / uffd floor             %8.2f  (goal <= 1.2)\n",
 	       armed / floor_s);
 	printf("ratio first touch pager / native           %8.2f  (goal >= 1.0)\n",
