@@ -20,7 +20,10 @@
  * again and touched at random (hits), and a file it has not is touched at
  * random (misses), fault-around and read-around off for both. Sequential
  * throughput: a cold file (dropped from the kernel's cache) read through
- * mmap natively and under the pager with its default read-around.
+ * mmap natively and under the pager with its default read-around, and
+ * under the pager again with a budget a quarter of the file, where every
+ * page read evicts one: against the unevicted read, the eviction path's
+ * price.
  *
  * The child talks to its daemon over $PAGER_SOCKET, the line protocol of
  * docs/protocol.md.
@@ -601,7 +604,7 @@ int main(int argc, char **argv)
 	       fmiss * 1e6);
 	printf("sequential mmap read, native / pager       %8.0f / %.0f MB/s\n",
 	       seq_n, seq_p);
-	printf("sequential read through %s, pager        %8.0f MB/s\n",
+	printf("sequential read through %s, pager       %8.0f MB/s\n",
 	       STREAM_MEM, stream_p);
 	printf("ratio file hit / minor floor               %8.2f  (goal <= 1.2)\n",
 	       fhit / minor_s);
@@ -609,8 +612,9 @@ int main(int argc, char **argv)
 	       fmiss / (minor_s + read_s));
 	printf("ratio sequential read pager / native       %8.2f  (goal >= 0.8)\n",
 	       seq_p / seq_n);
-	printf("ratio streamed read (evicting) / native    %8.2f  (goal >= 0.8)\n",
-	       stream_p / seq_n);
+	/* The eviction path's price: each page read evicts one. */
+	printf("ratio streamed read / sequential, pager    %8.2f  (goal >= 0.5)\n",
+	       stream_p / seq_p);
 	printf("ratio pager fault / uffd floor             %8.2f  (goal <= 1.2)\n",
 	       armed / floor_s);
 	printf("ratio first touch pager / native           %8.2f  (goal >= 1.0)\n",
