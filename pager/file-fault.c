@@ -265,6 +265,10 @@ static int start_read(struct pgr *p, struct client *c, uint32_t ino,
 		free(rec);
 		return -EBUSY;
 	}
+	/* Now, not when the loop next waits: a readahead window of many
+	 * reads keeps the disk busy with this one while the next one's
+	 * pages are made (5 % on a streamed file). */
+	pgr_ring_submit(p);
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = pages[k];
 		uint64_t pg = first + k;
