@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,12 +79,15 @@ static pid_t start_daemon(struct daemon_args *a, const char *sock)
  * the shim's marker, and brk; its listener goes to the daemon. Never
  * SCMP_ACT_TRAP: the filter survives exec, a SIGSYS handler would not.
  * Everything is allocated before the filter is loaded: from then until
- * the daemon holds the listener, an mmap (a malloc) would wait for ever. */
+ * the daemon holds the listener, an mmap (a malloc) would wait for ever.
+ * Return 0; 1 if no filter was loaded (the program can run unmanaged);
+ * -1 if it was loaded but the daemon did not take its listener: then
+ * every such mmap fails with ENOSYS, and the program cannot run at all. */
 static int install_filter(const char *sock)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	struct wire *w = NULL;
-	int fd = -1, lfd, err = -1;
+	int fd = -1, lfd, err = 1;
 
 	if (!ctx)
 		return -1;
@@ -98,13 +103,14 @@ static int install_filter(const char *sock)
 	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(brk), 0) ||
 	    seccomp_load(ctx))
 		goto out;
+	err = -1;
 	lfd = seccomp_notify_fd(ctx);
 	if (lfd < 0)
 		goto out;
 	if (wire_send(fd, "notify\n", 7, &lfd, 1) == 0) {
 		char e[128];
 
-		err = wire_call(w, NULL, NULL, e, sizeof(e));
+		err = wire_call(w, NULL, NULL, e, sizeof(e)) ? -1 : 0;
 	}
 	close(lfd);
 out:
@@ -128,9 +134,20 @@ static void exec_child(char **cmd, const char *sock, const char *group,
 		     old ? old : "") < 0)
 		_exit(127);
 	setenv("LD_PRELOAD", preload, 1);
-	if (install_filter(sock))
+	switch (install_filter(sock)) {
+	case 0:
+		setenv("PAGER_NOTIFY", "1", 1);	/* the shim's to know */
+		break;
+	case 1:
 		pgr_warn("cannot install the seccomp filter: memory malloc "
 			 "maps will be found only by periodic rescans");
+		break;
+	default:
+		pgr_err("the pager daemon is gone (it did not take this "
+			"process's seccomp listener, without which its "
+			"mappings would fail): not running '%s'", cmd[0]);
+		_exit(1);
+	}
 	execvp(cmd[0], cmd);
 	pgr_warn("cannot run '%s': %s", cmd[0], strerror(errno));
 	_exit(127);
@@ -144,6 +161,8 @@ static int setup(const char *sock, struct daemon_args *a, const char *group,
 	char line[512];
 
 	if (fd < 0) {
+		pgr_warn("no pager daemon at '%s' (gone?): %s", sock,
+			 strerror(-fd));
 		free(w);
 		return 1;
 	}
@@ -160,6 +179,33 @@ static int setup(const char *sock, struct daemon_args *a, const char *group,
 	close(fd);
 	free(w);
 	return rc;
+}
+
+/* Is the daemon still there: our private one not exited, a joined one
+ * answering a ping within half a second? (A daemon being killed can
+ * still accept a connection, and never answer.) */
+static bool daemon_alive(const char *sock, pid_t daemon)
+{
+	struct timeval half = { .tv_usec = 500000 };
+	struct wire *w;
+	char err[128];
+	bool alive;
+	int fd;
+
+	if (daemon > 0)
+		return waitpid(daemon, NULL, WNOHANG) == 0;
+	fd = pgr_connect(sock);
+	if (fd < 0)
+		return false;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &half, sizeof(half));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &half, sizeof(half));
+	w = pgr_xcalloc(1, sizeof(*w));
+	wire_init(w, fd);
+	alive = !wire_printf(fd, "ping") &&
+		!wire_call(w, NULL, NULL, err, sizeof(err));
+	close(fd);
+	free(w);
+	return alive;
 }
 
 static void detach(const char *sock)
@@ -263,6 +309,12 @@ int cmd_run(int argc, char **argv)
 	}
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) :
 	     128 + WTERMSIG(status);
+	if (rc != 0 && !daemon_alive(sock, daemon))
+		/* What CMD said, if anything, may not tell: a program whose
+		 * loader could not map its memory says so in its own words,
+		 * or crashes. */
+		pgr_err("the pager daemon died while '%s' ran (status %d)",
+			argv[optind], rc);
 out:
 	if (daemon > 0) {
 		detach(sock);

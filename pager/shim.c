@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -202,6 +203,27 @@ static int exclude_agent_data(struct dl_phdr_info *info, size_t size,
 
 static void child_after_fork(void);
 
+/*
+ * No daemon to run under: go on unmanaged, unless `pager run` gave this
+ * process (or an ancestor) the seccomp filter that hands its anonymous
+ * mmaps and brk to the daemon. With the daemon gone those calls fail
+ * (ENOSYS) and the program would crash somewhere in its allocator: stop
+ * it now, saying why.
+ */
+static void unmanaged(const char *why)
+{
+	const char *notify = getenv("PAGER_NOTIFY");
+
+	if (notify && *notify == '1') {
+		shim_say("%s, and this process's memory calls went to it: "
+			 "stopping process %d", why, (int)getpid());
+		syscall(SYS_kill, getpid(), SIGKILL);
+		for (;;)
+			pause();
+	}
+	shim_say("%s: running unmanaged", why);
+}
+
 static void shim_start(void)
 {
 	const char *sock = getenv("PAGER_SOCKET");
@@ -222,12 +244,15 @@ static void shim_start(void)
 	shim.stack = shim_mmap(SHIM_STACK);
 	fd = connect_daemon();
 	if (fd < 0 || shim.beacon == MAP_FAILED || shim.stack == MAP_FAILED) {
-		shim_say("cannot reach the pager daemon at %s (%s): running "
-			 "unmanaged", shim.socket, strerror(fd < 0 ? -fd : ENOMEM));
+		char why[256];
+
+		snprintf(why, sizeof(why), "cannot reach the pager daemon at "
+			 "%s (%s)", shim.socket, strerror(fd < 0 ? -fd : ENOMEM));
 		if (fd >= 0)
 			close(fd);
 		close(shim.uffd);
 		shim.uffd = -1;
+		unmanaged(why);
 		return;
 	}
 	shim.agent_fd = fd;
@@ -246,11 +271,10 @@ static void shim_start(void)
 		/* The daemon may have registered ranges already; with our
 		 * copy closed too they go back to the kernel. Nothing was
 		 * evicted: no agent ran to drop a page. */
-		shim_say("the pager daemon did not take this process: running "
-			 "unmanaged");
 		close(fd);
 		close(shim.uffd);
 		shim.uffd = -1;
+		unmanaged("the pager daemon did not take this process");
 		return;
 	}
 	shim.on = true;

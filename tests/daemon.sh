@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=25
+plan=27
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -193,3 +193,34 @@ out=$(cat "$tmp/death.out")
 check "daemon killed: the client ends (status $rc) with a clear message, no mismatch" \
 	"$([ $rc = 137 ] && echo "$out" | grep -q 'pager daemon is gone' &&
 	   ! echo "$out" | grep -q 'wrong'; echo $?)" "$out"
+
+# ---- no daemon at a program's start ----------------------------------------
+# With `pager run`'s seccomp filter (PAGER_NOTIFY) the program's anonymous
+# mmaps go to a daemon that is not there and would fail: it is stopped,
+# saying why. Without the filter it runs unmanaged.
+shimlib="$top_builddir/pager/libpager-preload.so"
+out=$(PAGER_SOCKET="$tmp/nosuch.sock" PAGER_NOTIFY=1 LD_PRELOAD="$shimlib" \
+      /bin/echo ran 2>&1)
+rc=$?
+out2=$(PAGER_SOCKET="$tmp/nosuch.sock" LD_PRELOAD="$shimlib" /bin/echo ran 2>&1)
+rc2=$?
+check "no daemon at start: with pager run's filter stopped with the reason (status $rc), without it unmanaged (status $rc2)" \
+	"$([ $rc = 137 ] && echo "$out" | grep -q 'stopping process' &&
+	   ! echo "$out" | grep -qx ran && [ $rc2 = 0 ] &&
+	   echo "$out2" | grep -q 'running unmanaged' &&
+	   echo "$out2" | grep -qx ran; echo $?)" "$out
+$out2"
+
+# ---- the daemon dies under a running program: pager run says so ------------
+# whatever the program printed (a loader that cannot map memory has its
+# own words, or crashes).
+start_daemon 8M
+prun sh -c "kill -9 $daemon_pid; sleep 1; exit 3" > "$tmp/died.out" 2>&1
+rc=$?
+wait "$daemon_pid" 2>/dev/null
+daemon_pid=
+out=$(cat "$tmp/died.out")
+check "the daemon dies while a program runs: pager run says so (status $rc)" \
+	"$([ $rc != 0 ] &&
+	   echo "$out" | grep -q "the pager daemon died while 'sh' ran"; echo $?)" \
+	"$out"
