@@ -38,20 +38,38 @@
 
 static struct wire agent_wire;
 
-void shim_say(const char *fmt, ...)
+static void say(const char *fmt, va_list ap)
 {
 	static char buf[512];
-	va_list ap;
 	int n = snprintf(buf, sizeof(buf), "pager: ");
 
-	va_start(ap, fmt);
 	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-	va_end(ap);
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
 	if (write(2, buf, (size_t)n) < 0)
 		return;
+}
+
+void shim_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+}
+
+void shim_stop(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+	syscall(SYS_kill, getpid(), SIGKILL);
+	for (;;)
+		pause();
 }
 
 void *shim_mmap(size_t len)
@@ -90,12 +108,9 @@ static void dontneed(const char *args)
 
 static void fail_stop(void)
 {
-	shim_say("the pager daemon is gone; stopping process %d so that it "
-		 "never reads memory the pager held (its pages may be in the "
-		 "daemon's swap)", (int)getpid());
-	syscall(SYS_kill, getpid(), SIGKILL);
-	for (;;)
-		pause();
+	shim_stop("the pager daemon is gone; stopping process %d so that it "
+		  "never reads memory the pager held (its pages may be in the "
+		  "daemon's swap)", (int)getpid());
 }
 
 static void *agent(void *arg)

@@ -27,7 +27,6 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -214,13 +213,9 @@ static void unmanaged(const char *why)
 {
 	const char *notify = getenv("PAGER_NOTIFY");
 
-	if (notify && *notify == '1') {
-		shim_say("%s, and this process's memory calls went to it: "
-			 "stopping process %d", why, (int)getpid());
-		syscall(SYS_kill, getpid(), SIGKILL);
-		for (;;)
-			pause();
-	}
+	if (notify && *notify == '1')
+		shim_stop("%s, and this process's memory calls went to it: "
+			  "stopping process %d", why, (int)getpid());
 	shim_say("%s: running unmanaged", why);
 }
 

@@ -62,5 +62,8 @@ int shim_agent_start(void);
 void *shim_mmap(size_t len);
 /* Print "pager: MESSAGE" on stderr with write(2) alone. */
 void shim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Say it, then end the process with SIGKILL (status 137). */
+void shim_stop(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
 
 #endif /* PGR_SHIM_H */
