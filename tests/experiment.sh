@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=37
+plan=38
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -70,6 +70,16 @@ rc=$?
 check "--check ($rc) prints the plan and runs nothing" \
 	"$([ $rc = 0 ] && echo "$out" | grep -q "^budget 16M, swap none; 2 configurations, 1 run each$" &&
 	   echo "$out" | grep -q "^  b  *vm.swappiness=10$" && [ ! -e "$tmp/data/ran" ]; echo $?)" "$out"
+# The experiment files shipped in examples/ parse, and the daemon takes
+# every configuration's settings.
+files=0 failed=
+for f in "$top_srcdir"/examples/*.exp; do
+	files=$((files + 1))
+	"$PAGER" experiment --check -o "$tmp/ex" "$f" >"$tmp/ex.out" 2>&1 ||
+		failed="$failed $(basename "$f"): $(tail -n 1 "$tmp/ex.out")"
+done
+check "the $files experiment files in examples/ pass --check" \
+	"$([ $files -ge 7 ] && [ -z "$failed" ]; echo $?)" "$failed"
 
 cat >"$tmp/small.exp" <<'EXP'
 # a small experiment: two figures, a configuration that fails
