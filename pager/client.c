@@ -10,7 +10,9 @@
  * Then a pidfd tells when the process exits, and everything it held is
  * freed. A client whose mm is replaced by exec loses its agent's
  * connection (close-on-exec) and is freed too; the new program says hello
- * again.
+ * again. A process may also close that connection itself and run on (a
+ * launcher closes every descriptor between fork and exec): its client is
+ * cut off, served but no longer evicted, until its mm is gone.
  *
  * The table is fixed-size: libuv keeps pointers to the poll handles
  * inside each entry, and an entry is reused only once both handles are
@@ -23,10 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "log.h"
 #include "pgr.h"
 #include "util.h"
@@ -122,6 +126,43 @@ int pgr_client_set_pid(struct pgr *p, struct client *c, pid_t pid)
 	uv_poll_start(&c->pid_poll, UV_READABLE, on_pidfd);
 	c->handles++;
 	return 0;
+}
+
+/*
+ * Is @c's mm gone (exit or exec)? The userfaultfd outlives it, and its
+ * calls that need the mm fail with ESRCH then (UFFDIO_WAKE does not look
+ * at the mm). Lifting write protection where nothing is registered does
+ * nothing otherwise: the shim's own stack, never adopted, or the lowest
+ * address a program may map.
+ */
+bool pgr_client_mm_gone(const struct client *c)
+{
+	struct uffdio_writeprotect wp = { .range = {
+		c->nr_excluded ? c->excluded[0].start : 0x10000, PGR_PAGE } };
+
+	return ioctl(c->uffd, UFFDIO_WRITEPROTECT, &wp) && errno == ESRCH;
+}
+
+/*
+ * @c's process closed its agent's connection and runs on. Its faults are
+ * still served through the daemon's copy of its userfaultfd, but nothing
+ * of it can be evicted any more (no agent to drop a page): requests the
+ * agent will never answer are settled by the REMOVEs seen, which unarms
+ * the pages it did not drop. Freed when the mm is gone (on_tick), the
+ * process exits (pidfd) or its next program says hello.
+ */
+void pgr_client_cut_off(struct pgr *p, struct client *c)
+{
+	c->conn = NULL;
+	c->agent_ready = false;
+	c->cut_off = true;
+	while (c->nr_pending)
+		pgr_agent_done(p, c, c->pending[0].id);
+	pgr_info("process %d closed its connection to the pager and runs on "
+		 "(a launcher before exec?): its %llu pages stay resident "
+		 "until it execs or exits", c->pid,
+		 (unsigned long long)c->resident);
+	pgr_retry_deferred(p, NULL);
 }
 
 void pgr_client_gone(struct pgr *p, struct client *c, const char *why)

@@ -87,9 +87,13 @@ static void conn_close(struct conn *c)
 		struct client *cl = c->client;
 
 		cl->conn = NULL;
-		/* The shim's socket is close-on-exec: its process either
-		 * exited or replaced its mm. Either way the old mm is gone. */
-		pgr_client_gone(p, cl, "closed its connection (exit or exec)");
+		/* The shim's socket is close-on-exec: its process exited or
+		 * replaced its mm, unless it closed the socket itself. */
+		if (pgr_client_mm_gone(cl))
+			pgr_client_gone(p, cl, "closed its connection "
+					"(exit or exec)");
+		else
+			pgr_client_cut_off(p, cl);
 	}
 	uv_poll_stop(&c->poll);
 	uv_close((uv_handle_t *)&c->poll, conn_closed);

@@ -386,6 +386,22 @@ static void cmd_done(struct req *r)
 	}
 }
 
+/*
+ * cut: the shim's agent found its connection closed by the program (a
+ * launcher closing every descriptor before exec) while the daemon may
+ * still hold it open; said on a new connection of the same process (no
+ * answer). From now on nothing of it is evicted (client.c).
+ */
+static void cmd_cut(struct req *r)
+{
+	struct client *c = pgr_client_find(r->p, pgr_conn_peer(r->conn));
+
+	if (!c || !c->conn)
+		return;
+	pgr_conn_detach_client(c->conn);
+	pgr_client_cut_off(r->p, c);
+}
+
 /* ready: the agent runs; the client's pages may be armed (no answer) */
 static void cmd_ready(struct req *r)
 {
@@ -795,6 +811,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_done(&r);
 	else if (!strcmp(cmd, "ready"))
 		cmd_ready(&r);
+	else if (!strcmp(cmd, "cut"))
+		cmd_cut(&r);
 	else if (!strcmp(cmd, "notify"))
 		cmd_notify(&r);
 	else if (!strcmp(cmd, "group"))

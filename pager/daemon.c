@@ -52,19 +52,18 @@ void pgr_stop(struct pgr *p)
 	uv_stop(p->loop);
 }
 
-/* Fork children that never faulted nor said hello: is their mm gone? */
-static void probe_unpaired(struct pgr *p)
+/* Clients no pidfd or hello will end: fork children that never faulted
+ * nor said hello, processes cut off from their agent. Is their mm gone? */
+static void probe_mm(struct pgr *p)
 {
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
 		struct client *c = &p->clients[k];
-		struct uffdio_range r;
 
-		if (!c->used || c->pid || !c->nr_regions)
+		if (!c->used || (c->pid && !c->cut_off) ||
+		    !pgr_client_mm_gone(c))
 			continue;
-		r = (struct uffdio_range){ p->regions[c->regions[0]].start,
-					   PGR_PAGE };
-		if (ioctl(c->uffd, UFFDIO_WAKE, &r) && errno == ESRCH)
-			pgr_client_gone(p, c, "(a fork child) exited");
+		pgr_client_gone(p, c, c->pid ? "exec'd or exited" :
+				"(a fork child) exited");
 	}
 }
 
@@ -73,7 +72,7 @@ static void on_tick(uv_timer_t *t)
 	struct pgr *p = t->data;
 
 	pgr_rescan(p);
-	probe_unpaired(p);
+	probe_mm(p);
 	if (++p->ticks % 10 == 0)
 		pgr_bufs_trim(p);	/* what was idle for a second */
 	if (p->nr_deferred)

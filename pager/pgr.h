@@ -226,6 +226,7 @@ struct client {
 	bool doomed;		/* fork child that lost a page: killed once
 				 * its pid is known, before any fault */
 	pid_t parent;		/* fork child: its parent, for the record */
+	bool cut_off;		/* closed its agent's connection, runs on */
 	uv_poll_t uffd_poll;
 	uv_poll_t pid_poll;
 	unsigned int handles;	/* libuv handles not yet closed */
@@ -369,6 +370,10 @@ struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd);
 struct client *pgr_client_find(struct pgr *p, pid_t pid);
 struct client *pgr_client_by_uffd(struct pgr *p, int uffd);
 void pgr_client_gone(struct pgr *p, struct client *c, const char *why);
+/* Has @c's mm gone (exit or exec)? */
+bool pgr_client_mm_gone(const struct client *c);
+/* @c's process closed its agent's connection and runs on. */
+void pgr_client_cut_off(struct pgr *p, struct client *c);
 uint32_t pgr_client_id(const struct pgr *p, const struct client *c);
 unsigned int pgr_nr_clients(const struct pgr *p);
 /* Arm the client's uffd and pidfd polls. */

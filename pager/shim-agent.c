@@ -20,8 +20,17 @@
  * daemon dies then, the agent waits for ever. So a second thread, the
  * watchdog, only polls the connection for the daemon's end (POLLRDHUP,
  * which consumes nothing) and stops the process too.
+ *
+ * A program may close the shim's descriptors itself: a launcher closes
+ * every descriptor between fork and exec. That is no death of the daemon:
+ * the agent and the watchdog check that the descriptor is still their
+ * socket before each use, and when it is not, they end quietly without
+ * touching it again (the number may be another file by now). The daemon
+ * sees the connection close, finds the process still running and keeps
+ * serving its faults without evicting anything of it (client.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,6 +83,35 @@ void shim_stop(const char *fmt, ...)
 		pause();
 }
 
+unsigned long shim_fd_id(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return 0;
+	return ((unsigned long)st.st_ino * 31 + (unsigned long)st.st_dev) *
+	       31 + (st.st_mode & S_IFMT) + 1;
+}
+
+bool shim_fd_is(int fd, unsigned long id)
+{
+	return id && shim_fd_id(fd) == id;
+}
+
+int shim_fd_high(int fd)
+{
+	struct rlimit rl;
+	int high;
+
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < 1024)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
+}
+
 void *shim_mmap(size_t len)
 {
 	return (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
@@ -92,6 +132,24 @@ static int hex(const char **s, unsigned long long *v)
 	return 0;
 }
 
+/*
+ * The program closed our connection. The daemon may not see it close (a
+ * thread blocked on it holds it open): say so on a new connection, so
+ * that it stops asking us to drop pages, and end the thread.
+ */
+static __attribute__((noreturn)) void cut_off(void)
+{
+	int fd = shim_connect();
+
+	if (fd >= 0) {
+		if (write(fd, "cut\n", 4) != 4)
+			shim_say("cannot tell the daemon process %d was cut "
+				 "off", (int)getpid());
+		close(fd);
+	}
+	pthread_exit(NULL);
+}
+
 static void dontneed(const char *args)
 {
 	static char reply[64];
@@ -102,6 +160,8 @@ static void dontneed(const char *args)
 	while (!hex(&args, &start) && !hex(&args, &len))
 		syscall(SYS_madvise, (void *)(uintptr_t)start, (size_t)len,
 			MADV_DONTNEED);
+	if (!shim_fd_is(shim.agent_fd, shim.agent_id))
+		cut_off();	/* closed by the program: see above */
 	snprintf(reply, sizeof(reply), "done %llx\n", id);
 	wire_send(shim.agent_fd, reply, strlen(reply), NULL, 0);
 }
@@ -128,8 +188,13 @@ static void *agent(void *arg)
 		fail_stop();
 	for (;;) {
 		char *line;
-		int n = wire_fill(&agent_wire);
+		int n;
 
+		if (!shim_fd_is(shim.agent_fd, shim.agent_id))
+			cut_off();	/* closed by the program: see above */
+		n = wire_fill(&agent_wire);
+		if (!shim_fd_is(shim.agent_fd, shim.agent_id))
+			cut_off();
 		if (n == -EINTR)
 			continue;
 		if (n <= 0)
@@ -150,8 +215,11 @@ static void *watchdog(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
 		pfd.revents = 0;
-		if (poll(&pfd, 1, -1) > 0 &&
-		    (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)))
+		if (poll(&pfd, 1, -1) <= 0)
+			continue;
+		if (!shim_fd_is(pfd.fd, shim.agent_id))
+			return NULL;	/* closed by the program: see above */
+		if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
 			fail_stop();
 	}
 	return NULL;

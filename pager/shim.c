@@ -90,7 +90,7 @@ static int open_uffd(uint64_t features)
 	return fd;
 }
 
-static int connect_daemon(void)
+int shim_connect(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -104,7 +104,7 @@ static int connect_daemon(void)
 		close(fd);
 		return err;
 	}
-	return fd;
+	return shim_fd_high(fd);
 }
 
 /* Send a request on @fd and wait for ok; @fds ride with it, the lines
@@ -229,7 +229,8 @@ static void shim_start(void)
 		return;
 	snprintf(shim.socket, sizeof(shim.socket), "%s", sock);
 	snprintf(shim.group, sizeof(shim.group), "%s", group ? group : "");
-	shim.uffd = new_uffd();
+	shim.uffd = shim_fd_high(new_uffd());
+	shim.uffd_id = shim_fd_id(shim.uffd);
 	if (shim.uffd < 0) {
 		shim_say("no userfaultfd here (%s): running unmanaged",
 			 strerror(-shim.uffd));
@@ -237,7 +238,7 @@ static void shim_start(void)
 	}
 	shim.beacon = shim_mmap(4096);
 	shim.stack = shim_mmap(SHIM_STACK);
-	fd = connect_daemon();
+	fd = shim_connect();
 	if (fd < 0 || shim.beacon == MAP_FAILED || shim.stack == MAP_FAILED) {
 		char why[256];
 
@@ -251,6 +252,7 @@ static void shim_start(void)
 		return;
 	}
 	shim.agent_fd = fd;
+	shim.agent_id = shim_fd_id(fd);
 	wire_init(&hello_wire, fd);
 	err = call(fd, &hello_wire, &shim.uffd, 1, "hello %d%s%s",
 		   (int)getpid(), shim.group[0] ? " group=" : "", shim.group);
@@ -293,11 +295,14 @@ static struct wire sync_wire;
  * shim.sync_lock held. */
 static bool sync_open(void)
 {
+	if (shim.sync_fd >= 0 && !shim_fd_is(shim.sync_fd, shim.sync_id))
+		shim.sync_fd = -1;	/* the program closed it */
 	if (shim.sync_fd >= 0)
 		return true;
-	shim.sync_fd = connect_daemon();
+	shim.sync_fd = shim_connect();
 	if (shim.sync_fd < 0)
 		return false;
+	shim.sync_id = shim_fd_id(shim.sync_fd);
 	wire_init(&sync_wire, shim.sync_fd);
 	if (call(shim.sync_fd, &sync_wire, NULL, 0, "attach %d",
 		 (int)getpid())) {
@@ -311,7 +316,8 @@ static bool sync_open(void)
 static void sync_broken(int err)
 {
 	if (err < -1) {
-		close(shim.sync_fd);
+		if (shim_fd_is(shim.sync_fd, shim.sync_id))
+			close(shim.sync_fd);
 		shim.sync_fd = -1;
 	}
 }
@@ -593,28 +599,34 @@ static void child_after_fork(void)
 	if (!shim.on)
 		return;
 	shim.on = false;
-	close(shim.agent_fd);
-	if (shim.sync_fd >= 0)
+	/* The parent's; unless the program closed them and reused the
+	 * numbers (a launcher does), then they are the program's. */
+	if (shim_fd_is(shim.agent_fd, shim.agent_id))
+		close(shim.agent_fd);
+	if (shim_fd_is(shim.sync_fd, shim.sync_id))
 		close(shim.sync_fd);
-	close(shim.uffd);
+	if (shim_fd_is(shim.uffd, shim.uffd_id))
+		close(shim.uffd);
 	shim.agent_fd = shim.sync_fd = shim.uffd = -1;
 	pthread_mutex_init(&shim.sync_lock, NULL);
 	/* The beacon: a fault the daemon sees with our thread id. */
 	(void)*(volatile char *)shim.beacon;
-	fd = connect_daemon();
+	fd = shim_connect();
 	if (fd < 0) {
 		shim_say("the child %d cannot reach the pager daemon: stopping",
 			 (int)getpid());
 		_exit(127);
 	}
 	shim.agent_fd = fd;
+	shim.agent_id = shim_fd_id(fd);
 	wire_init(w, fd);
 	if (call(fd, w, NULL, 0, "hello %d child", (int)getpid())) {
 		shim_say("the daemon did not take the child %d: stopping",
 			 (int)getpid());
 		_exit(127);
 	}
-	shim.uffd = wire_take_fd(w);
+	shim.uffd = shim_fd_high(wire_take_fd(w));
+	shim.uffd_id = shim_fd_id(shim.uffd);
 	/* Empty again, for our own children. */
 	syscall(SYS_madvise, shim.beacon, 4096, MADV_DONTNEED);
 	shim.on = true;

@@ -23,6 +23,9 @@ struct shim {
 	int uffd;		/* our own copy: faults wait if the daemon dies */
 	int agent_fd;		/* hello connection: the agent's channel */
 	int sync_fd;		/* requests from program threads, -1 until used */
+	unsigned long uffd_id;	/* what each of the three is (shim_fd_id()): */
+	unsigned long agent_id;	/* still ours, or closed by the program and */
+	unsigned long sync_id;	/* the number reused? */
 	pthread_mutex_t sync_lock;
 	char *beacon;		/* a page kept empty: a fork child's first
 				 * fault on it tells the daemon its pid */
@@ -58,6 +61,17 @@ void shim_take_texts(void);
 /* Start the agent thread on shim.stack. Return 0 or -errno. */
 int shim_agent_start(void);
 
+/* A new connection to the daemon (close-on-exec, a high number), or
+ * -errno. */
+int shim_connect(void);
+/* What @fd is (its device, inode and type), 0 if no descriptor. */
+unsigned long shim_fd_id(int fd);
+/* Is @fd still what shim_fd_id() said? A program may close every
+ * descriptor (a launcher between fork and exec) and open others. */
+bool shim_fd_is(int fd, unsigned long id);
+/* @fd moved out of the way of the program's own descriptors (it gets the
+ * lowest free numbers): a high number, close-on-exec. */
+int shim_fd_high(int fd);
 /* Raw mmap with the marker flag: not notified, not adopted if excluded. */
 void *shim_mmap(size_t len);
 /* Print "pager: MESSAGE" on stderr with write(2) alone. */

@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=27
+plan=28
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -210,6 +210,32 @@ check "no daemon at start: with pager run's filter stopped with the reason (stat
 	   echo "$out2" | grep -q 'running unmanaged' &&
 	   echo "$out2" | grep -qx ran; echo $?)" "$out
 $out2"
+
+# ---- a launcher closes every descriptor between fork and exec --------------
+# (Chrome's does, for each helper it starts.) The shim's descriptors go
+# with them: that is no death of the daemon. The child, its pages asked
+# back by reclaim meanwhile, runs on to its exec with its memory right.
+start_daemon 16M
+prun bash -c 'a=$(head -c 300000 /dev/zero | tr "\0" x)
+	( for f in /proc/$BASHPID/fd/*; do n=${f##*/}
+		[ "$n" -gt 2 ] && eval "exec $n>&-" 2>/dev/null; done
+	  i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done
+	  [ ${#a} = 300000 ] && [ -z "${a//x/}" ] && exec echo child ran on )
+	echo parent status $?' >"$tmp/launch.out" 2>&1 &
+launcher=$!
+for _ in 1 2 3 4 5 6; do
+	sleep 0.25
+	"$PAGER" reclaim --socket "$sock" 8M >/dev/null 2>&1
+done
+wait "$launcher"
+out=$(cat "$tmp/launch.out")
+stop_daemon
+check "a launcher's child closes every descriptor before exec: it runs on, its memory right" \
+	"$(echo "$out" | grep -qx 'child ran on' &&
+	   echo "$out" | grep -qx 'parent status 0' &&
+	   ! echo "$out" | grep -q 'stopping process'; echo $?)" \
+	"$out
+$(grep -E 'runs on|cut' "$log" | tail -3)"
 
 # ---- the daemon dies under a running program: pager run says so ------------
 # whatever the program printed (a loader that cannot map memory has its
