@@ -21,6 +21,8 @@
  *   munmap    unmap the middle half, map it again: zeros there, the rest
  *             intact
  *   dontneed  MADV_DONTNEED a quarter: zeros there, the rest intact
+ *   mprotect  every other page of a PROT_NONE reservation made writable
+ *             with mprotect, as allocators do: zeros first, then written
  *   pipe      read(2) from a pipe into the buffer after it was evicted:
  *             the fault is taken inside the kernel's copy
  *   fshared   a file (--file PATH, created) mapped MAP_SHARED: written and
@@ -353,6 +355,39 @@ static void t_dontneed(void)
 	result("dontneed", n);
 }
 
+/*
+ * An allocator's reservation: a PROT_NONE range of which pages are made
+ * writable one by one with mprotect(2), each a mapping of its own between
+ * inaccessible ones; every other page here, so that no fault-around
+ * window fits in one mapping.
+ */
+static void t_mprotect(void)
+{
+	size_t pages = mb << 20 >> 12;
+	char *buf = mmap(NULL, pages * PAGE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	unsigned long n = 0;
+
+	if (buf == MAP_FAILED) {
+		perror("verify: mmap (reservation)");
+		exit(1);
+	}
+	for (size_t pg = 1; pg < pages; pg += 2) {
+		if (mprotect(buf + pg * PAGE, PAGE, PROT_READ | PROT_WRITE)) {
+			perror("verify: mprotect");
+			exit(1);
+		}
+		n += check_page("mprotect", (uint64_t *)(buf + pg * PAGE), 9,
+				pg, 0);
+		fill_page((uint64_t *)(buf + pg * PAGE), 9, pg, 1);
+	}
+	for (size_t pg = 1; pg < pages; pg += 2)
+		n += check_page("mprotect", (uint64_t *)(buf + pg * PAGE), 9,
+				pg, 1);
+	munmap(buf, pages * PAGE);
+	result("mprotect", n);
+}
+
 static void t_pipe(void)
 {
 	size_t pages = mb << 20 >> 12, chunk = 16;
@@ -567,7 +602,8 @@ static const struct {
 } tests[] = {
 	{ "passes", t_passes }, { "threads", t_threads }, { "fork", t_fork },
 	{ "mremap", t_mremap }, { "munmap", t_munmap },
-	{ "dontneed", t_dontneed }, { "pipe", t_pipe },
+	{ "dontneed", t_dontneed }, { "mprotect", t_mprotect },
+	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
 	{ "ftwo", t_ftwo },
 };
@@ -576,8 +612,8 @@ static int usage(const char *why)
 {
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
-		"threads fork mremap munmap dontneed pipe fshared fprivate "
-		"ftwo all\n", why);
+		"threads fork mremap munmap dontneed mprotect pipe fshared "
+		"fprivate ftwo all\n", why);
 	return 2;
 }
 

@@ -211,7 +211,11 @@ static enum pgr_served first_touch(struct pgr *p, struct client *c,
 		n++;
 	}
 	done = zero_fill(p, c, addr, n, write);
-	if (done == -EEXIST && n > 1)
+	if (done < 0 && done != -EAGAIN && n > 1)
+		/* Part of the window is mapped already (EEXIST), or it
+		 * crosses a VMA boundary (ENOENT: a mprotect split the
+		 * region, as allocators do inside a PROT_NONE reservation):
+		 * the faulting page alone. */
 		done = zero_fill(p, c, addr, 1, write);
 	if (done < 0) {
 		for (uint32_t k = 0; k < n; k++)
@@ -222,6 +226,9 @@ static enum pgr_served first_touch(struct pgr *p, struct client *c,
 			pgr_dbg("zero-fill of 0x%llx in %d: %s",
 				(unsigned long long)addr, c->pid,
 				strerror((int)-done));
+		/* Nothing woke the thread: let it fault again on what is
+		 * there now. */
+		pgr_wake(p, c, addr, addr + PGR_PAGE);
 		return PGR_SERVED;
 	}
 	r = &p->regions[rid];
