@@ -201,6 +201,7 @@ static int exclude_agent_data(struct dl_phdr_info *info, size_t size,
 }
 
 static void child_after_fork(void);
+static void join_as_child(void);
 
 /*
  * No daemon to run under: go on unmanaged, unless `pager run` gave this
@@ -275,6 +276,7 @@ static void shim_start(void)
 		return;
 	}
 	shim.on = true;
+	shim.pid = getpid();
 	pthread_atfork(NULL, NULL, child_after_fork);
 	if (shim_agent_start())
 		shim_say("cannot start the agent thread");
@@ -295,6 +297,8 @@ static struct wire sync_wire;
  * shim.sync_lock held. */
 static bool sync_open(void)
 {
+	if (shim.on && shim.pid != getpid())
+		join_as_child();	/* a raw clone's child: see there */
 	if (shim.sync_fd >= 0 && !shim_fd_is(shim.sync_fd, shim.sync_id))
 		shim.sync_fd = -1;	/* the program closed it */
 	if (shim.sync_fd >= 0)
@@ -591,13 +595,18 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
  * In the child of a fork (pthread_atfork). The parent's connections and
  * userfaultfd copy are inherited and not ours.
  */
-static void child_after_fork(void)
+/*
+ * Join the daemon as a fork child, on a connection and with an agent of
+ * its own. Run by the atfork handler, or at the child's first request
+ * when it was made by a raw clone(2) that runs no handler (Chrome's
+ * zygote forks its children so): until then it holds its parent's
+ * connections, which it must not use.
+ */
+static void join_as_child(void)
 {
 	struct wire *w = &hello_wire;
-	int fd, saved = errno;
+	int fd;
 
-	if (!shim.on)
-		return;
 	shim.on = false;
 	/* The parent's; unless the program closed them and reused the
 	 * numbers (a launcher does), then they are the program's. */
@@ -608,7 +617,7 @@ static void child_after_fork(void)
 	if (shim_fd_is(shim.uffd, shim.uffd_id))
 		close(shim.uffd);
 	shim.agent_fd = shim.sync_fd = shim.uffd = -1;
-	pthread_mutex_init(&shim.sync_lock, NULL);
+	shim.pid = getpid();
 	/* The beacon: a fault the daemon sees with our thread id. */
 	(void)*(volatile char *)shim.beacon;
 	fd = shim_connect();
@@ -631,5 +640,15 @@ static void child_after_fork(void)
 	syscall(SYS_madvise, shim.beacon, 4096, MADV_DONTNEED);
 	shim.on = true;
 	shim_agent_start();
+}
+
+static void child_after_fork(void)
+{
+	int saved = errno;
+
+	if (!shim.on)
+		return;
+	pthread_mutex_init(&shim.sync_lock, NULL);
+	join_as_child();
 	errno = saved;
 }

@@ -19,6 +19,7 @@
 
 struct shim {
 	bool on;		/* connected to a daemon */
+	pid_t pid;		/* the process that connected */
 	bool files;		/* its userfaultfd can serve file pages */
 	int uffd;		/* our own copy: faults wait if the daemon dies */
 	int agent_fd;		/* hello connection: the agent's channel */

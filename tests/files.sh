@@ -60,14 +60,18 @@ check "a second process mapping the file finds it cached: $one then $two file pa
 	   [ $((maj1 - maj0)) -le 2 ]; echo $?)"
 # A holds the file mapped (its inode stays in use) while reclaim evicts
 # the pages; B then reads the file.
+rm -f "$tmp/held"
 prun python3 -c '
 import mmap, sys, time
 f = open(sys.argv[1], "rb")
 m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
 s = sum(m[i] for i in range(0, len(m), 4096))
-time.sleep(4)' "$dir/hot" &
+open(sys.argv[2], "w").write("held")
+time.sleep(4)' "$dir/hot" "$tmp/held" &
 holder=$!
-sleep 1.5
+# Reclaim once A holds every page (its start is slow on a loaded machine).
+for _ in $(seq 100); do [ -s "$tmp/held" ] && break; sleep 0.1; done
+sleep 0.5
 "$PAGER" reclaim --socket "$sock" 24M >/dev/null 2>&1
 ref0=$(stat_of workingset_refault_file)
 prun "$STREAM" --hot "$dir/hot" --touches 1 "$dir/tiny" >/dev/null
