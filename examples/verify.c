@@ -31,6 +31,8 @@
  *   fprivate  a file written with pwrite(2), mapped MAP_PRIVATE: every page
  *             verified, half of them written (copy-on-write) and verified
  *             again with the rest; the file itself is unchanged
+ *   clone     a child made by a raw clone(2) (no atfork handler) maps the
+ *             file the parent mapped and reads both their memories
  *   ftwo      the file mapped by two processes: what one writes through
  *             its mapping the other reads through its own
  *   all       all of the above
@@ -44,6 +46,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +54,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -530,21 +534,29 @@ static void t_fshared(void)
 	result("fshared", n);
 }
 
-static void t_fprivate(void)
+/* Write generation 1 of buffer @tag into the first @pages of file @fd,
+ * with pwrite(2): the kernel's page cache, not the pager's. */
+static void write_file(int fd, uint64_t tag, size_t pages)
 {
-	size_t pages = mb << 20 >> 12;
-	int fd = open_file(pages * PAGE, true);
 	static uint64_t page[WORDS];
-	unsigned long n = 0;
-	char *buf;
 
 	for (size_t pg = 0; pg < pages; pg++) {
-		fill_page(page, 3, pg, 1);
+		fill_page(page, tag, pg, 1);
 		if (pwrite(fd, page, PAGE, (off_t)(pg * PAGE)) != (ssize_t)PAGE) {
 			perror("verify: pwrite");
 			exit(1);
 		}
 	}
+}
+
+static void t_fprivate(void)
+{
+	size_t pages = mb << 20 >> 12;
+	int fd = open_file(pages * PAGE, true);
+	unsigned long n = 0;
+	char *buf;
+
+	write_file(fd, 3, pages);
 	buf = map_file(fd, pages * PAGE, MAP_PRIVATE);
 	n += check("fprivate", buf, 3, 0, pages, 1);
 	for (size_t pg = 0; pg < pages; pg += 2)
@@ -559,6 +571,53 @@ static void t_fprivate(void)
 	close(fd);
 	unlink(file_path);
 	result("fprivate", n);
+}
+
+/*
+ * A child made by a raw clone(2), which runs no atfork handler (Chrome's
+ * zygote forks so): the parent has mapped a file already; the child maps
+ * the file again and reads it, then its own memory and the parent's.
+ */
+static void t_clone(void)
+{
+	size_t pages = mb << 20 >> 12;
+	int fd = open_file(pages * PAGE, true), status;
+	char *buf = map(pages * PAGE), *a;
+	unsigned long n = 0;
+	pid_t pid;
+
+	write_file(fd, 10, pages);
+	a = map_file(fd, pages * PAGE, MAP_PRIVATE);
+	n += check("clone (parent)", a, 10, 0, pages, 1);
+	fill(buf, 11, 0, pages, 1);
+	fflush(stdout);
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		perror("verify: clone");
+		exit(1);
+	}
+	if (pid == 0) {
+		char *b = map_file(fd, pages * PAGE, MAP_PRIVATE);
+		unsigned long m = check("clone (child)", b, 10, 0, pages, 1);
+
+		m += check("clone (child)", buf, 11, 0, pages, 1);
+		fill(buf, 11, 0, pages, 2);
+		m += check("clone (child)", buf, 11, 0, pages, 2);
+		_exit(m ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "verify: clone: the child failed (status %#x)\n",
+			status);
+		n++;
+	}
+	n += check("clone (parent)", a, 10, 0, pages, 1);
+	n += check("clone (parent)", buf, 11, 0, pages, 1);
+	munmap(a, pages * PAGE);
+	munmap(buf, pages * PAGE);
+	close(fd);
+	unlink(file_path);
+	result("clone", n);
 }
 
 static void t_ftwo(void)
@@ -605,7 +664,7 @@ static const struct {
 	{ "dontneed", t_dontneed }, { "mprotect", t_mprotect },
 	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
-	{ "ftwo", t_ftwo },
+	{ "ftwo", t_ftwo }, { "clone", t_clone },
 };
 
 static int usage(const char *why)
@@ -613,7 +672,7 @@ static int usage(const char *why)
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
 		"threads fork mremap munmap dontneed mprotect pipe fshared "
-		"fprivate ftwo all\n", why);
+		"fprivate ftwo clone all\n", why);
 	return 2;
 }
 

@@ -4,7 +4,7 @@
 # are made in a directory of the test's own on the disk ($TMPDIR or
 # /var/tmp), where O_DIRECT works.
 set -u
-plan=17
+plan=18
 . "$top_srcdir/tests/daemon-lib.sh"
 STREAM="$top_builddir/examples/mmap-stream"
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-files.XXXXXX")
@@ -42,6 +42,8 @@ out=$(prun "$VERIFY" --mb 48 --file "$dir/private" fprivate 2>&1)
 check "verify fprivate: copy-on-write pages are anon, the file unchanged" $? "$out"
 out=$(prun "$VERIFY" --mb 32 --file "$dir/two" ftwo 2>&1)
 check "verify ftwo: two processes' mappings share one page cache" $? "$out"
+out=$(prun "$VERIFY" --mb 16 --file "$dir/clone" clone 2>&1)
+check "verify clone: a raw clone(2)'s child maps the parent's file and reads both memories right" $? "$out"
 stop_daemon
 
 # ---- one page cache for all: counted once, refaults seen by the other ---------
