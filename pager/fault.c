@@ -542,12 +542,12 @@ static enum pgr_served take_foreign(struct pgr *p, struct client *c,
 /* No region holds @addr, but the fault came: the VMA grew (mremap in
  * place) or was not seen yet. Take it over and look again. */
 static struct region *grown(struct pgr *p, struct client *c, uint64_t addr,
-			    uint32_t *rid, bool *file)
+			    uint32_t *rid, char *file, size_t len)
 {
 	char path[64], line[512];
 	FILE *f;
 
-	*file = false;
+	*file = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -565,7 +565,8 @@ static struct region *grown(struct pgr *p, struct client *c, uint64_t addr,
 			if (ino) {
 				/* A file mapping (our memfd) grown in
 				 * place: zeros there would be wrong data. */
-				*file = true;
+				line[strcspn(line, "\n")] = 0;
+				snprintf(file, len, "%s", line);
 				return NULL;
 			}
 			pgr_adopt(p, c, s, e);
@@ -582,13 +583,15 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 	uint32_t rid, off;
 	struct region *r = pgr_region_find(p, c, addr, &rid);
 	uint64_t v;
-	bool file = false;
+	char file[512] = "", why[640];
 
 	if (!r)
-		r = grown(p, c, addr, &rid, &file);
-	if (!r && file) {
-		pgr_kill(p, c, "it touched a part of a file mapping the pager "
-			 "does not know (mremap grew it in place?)");
+		r = grown(p, c, addr, &rid, file, sizeof(file));
+	if (!r && file[0]) {
+		snprintf(why, sizeof(why), "it touched 0x%llx, in a part of a "
+			 "file mapping the pager does not know (mremap grew "
+			 "it in place?): %s", (unsigned long long)addr, file);
+		pgr_kill(p, c, why);
 		return PGR_SERVED;
 	}
 	if (!r) {
