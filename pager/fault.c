@@ -583,7 +583,7 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 	uint32_t rid, off;
 	struct region *r = pgr_region_find(p, c, addr, &rid);
 	uint64_t v;
-	char file[512] = "", why[640];
+	char file[512], why[640];	/* grown() sets file when it runs */
 
 	if (!r)
 		r = grown(p, c, addr, &rid, file, sizeof(file));
