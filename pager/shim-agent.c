@@ -184,8 +184,11 @@ static void *agent(void *arg)
 	/* Only now may the daemon arm our pages: until the agent runs, no
 	 * one would drop them, and a thread touching one would wait for
 	 * ever (the thread starting the agent, say). */
-	if (wire_send(shim.agent_fd, "ready\n", 6, NULL, 0))
+	if (wire_send(shim.agent_fd, "ready\n", 6, NULL, 0)) {
+		if (!shim_fd_is(shim.agent_fd, shim.agent_id))
+			cut_off();	/* closed by the program already */
 		fail_stop();
+	}
 	for (;;) {
 		char *line;
 		int n;
