@@ -96,8 +96,9 @@ void pgr_file_punch(struct finode *fi, uint64_t pg, uint64_t n)
  * Evicted pages are punched in runs: a streamed file's pages leave the
  * LRU tail in file order, and each fallocate() has a fixed price (it
  * walks every mapping of the memfd to unmap): a streamed page cost a
- * third as much with runs (perf, seed 001's hashing). Until the punch the data stays in the memfd, still
- * mapped where it was: nothing can read it wrongly meanwhile, because
+ * third as much with runs (perf, seed 001's hashing). Until the punch
+ * the data stays in the memfd, still mapped where it was: nothing can
+ * read it wrongly meanwhile, because
  * the run is punched before the daemon serves anything again (at the
  * end of the reclaim batch: the policy's unmap_flush()).
  */

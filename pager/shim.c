@@ -291,6 +291,14 @@ __attribute__((constructor)) static void shim_init(void)
 	errno = saved;
 }
 
+/* Close @fd if it is still ours (shim_fd_id() @id): the program may have
+ * closed it and reused the number (a launcher does), then it is its. */
+static void close_ours(int fd, unsigned long id)
+{
+	if (shim_fd_is(fd, id))
+		close(fd);
+}
+
 static struct wire sync_wire;
 
 /* The second connection, for requests from program threads; with
@@ -320,8 +328,7 @@ static bool sync_open(void)
 static void sync_broken(int err)
 {
 	if (err < -1) {
-		if (shim_fd_is(shim.sync_fd, shim.sync_id))
-			close(shim.sync_fd);
+		close_ours(shim.sync_fd, shim.sync_id);
 		shim.sync_fd = -1;
 	}
 }
@@ -592,15 +599,12 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	__attribute__((alias("mmap")));
 
 /*
- * In the child of a fork (pthread_atfork). The parent's connections and
- * userfaultfd copy are inherited and not ours.
- */
-/*
  * Join the daemon as a fork child, on a connection and with an agent of
- * its own. Run by the atfork handler, or at the child's first request
- * when it was made by a raw clone(2) that runs no handler (Chrome's
- * zygote forks its children so): until then it holds its parent's
- * connections, which it must not use.
+ * its own: the parent's connections and userfaultfd copy are inherited
+ * and not ours. Run by the atfork handler, or at the child's first
+ * request when it was made by a raw clone(2) that runs no handler
+ * (Chrome's zygote forks its children so): until then it holds its
+ * parent's connections, which it must not use.
  */
 static void join_as_child(void)
 {
@@ -608,14 +612,9 @@ static void join_as_child(void)
 	int fd;
 
 	shim.on = false;
-	/* The parent's; unless the program closed them and reused the
-	 * numbers (a launcher does), then they are the program's. */
-	if (shim_fd_is(shim.agent_fd, shim.agent_id))
-		close(shim.agent_fd);
-	if (shim_fd_is(shim.sync_fd, shim.sync_id))
-		close(shim.sync_fd);
-	if (shim_fd_is(shim.uffd, shim.uffd_id))
-		close(shim.uffd);
+	close_ours(shim.agent_fd, shim.agent_id);
+	close_ours(shim.sync_fd, shim.sync_id);
+	close_ours(shim.uffd, shim.uffd_id);
 	shim.agent_fd = shim.sync_fd = shim.uffd = -1;
 	shim.pid = getpid();
 	/* The beacon: a fault the daemon sees with our thread id. */
