@@ -19,9 +19,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "../pager/sim.h"
-#include "../pager/trace.h"
-#include "../pager/zipf.h"
+#include "../pager/sim/sim.h"
+#include "../pager/sim/trace.h"
+#include "../pager/lib/zipf.h"
 
 #define PAGES	(1200 * 1024)
 #define REFS	(12 * 1000 * 1000)

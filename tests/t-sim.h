@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../pager/sim.h"
+#include "../pager/sim/sim.h"
 #include "../policy/pol.h"
 
 /* Parse @text; on error the test fails with the message and NULL is

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../pager/sim.h"
+#include "../pager/sim/sim.h"
 #include "t-trace.h"
 #include "tap.h"
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../pager/linesrc.h"
-#include "../pager/trace.h"
+#include "../pager/lib/linesrc.h"
+#include "../pager/sim/trace.h"
 #include "t-trace.h"
 #include "tap.h"
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../pager/trace.h"
+#include "../pager/sim/trace.h"
 #include "t-mutate.h"
 #include "t-trace.h"
 #include "tap.h"

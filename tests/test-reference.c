@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../pager/sim-ref.h"
-#include "../pager/trace.h"
+#include "../pager/sim/ref.h"
+#include "../pager/sim/trace.h"
 #include "t-sim.h"
 #include "tap.h"
 

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "../pager/trace.h"
+#include "../pager/sim/trace.h"
 #include "t-trace.h"
 #include "tap.h"
 

@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../pager/log.h"
-#include "../../pager/pgr.h"
+#include "../../pager/lib/log.h"
+#include "../../pager/daemon/pgr.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-run.c - `pager run -- CMD`: run a program under the pager.
+ *
+ *   1. join the daemon at --socket or $PAGER_SOCKET, or start a private
+ *      one (its own session, socket in a temporary directory) that stops
+ *      when the last of its clients has gone;
+ *   2. fork; in the child, install the seccomp filter that tells the
+ *      daemon of anonymous mappings made inside libc (the listener goes
+ *      to the daemon), set LD_PRELOAD to the shim, and exec CMD;
+ *   3. wait for CMD and exit with its status (128 + signal if killed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lib/client-conn.h"
+#include "cmd.h"
+#include "../lib/compat.h"
+#include "../lib/log.h"
+#include "../daemon/pgr.h"
+#include "../lib/util.h"
+
+static const char usage[] =
+	"usage: pager run [--mem SIZE] [--swap FILE | --no-swap] "
+	"[--swap-size SIZE]\n"
+	"                 [--group NAME] [--set KEY=VALUE]... [--socket PATH]\n"
+	"                 [--log FILE] [--record FILE] [-v] -- CMD [ARGS]...\n"
+	"Runs CMD with its memory under the pager; exits with its status.\n"
+	"Joins the daemon at --socket or $PAGER_SOCKET, else starts its own.\n"
+	"--record FILE (own daemon only) writes the run's page references in\n"
+	"`pager sim`'s format, to replay under other policies.\n";
+
+/* The private daemon: fork, setsid, run; return its pid once ready. */
+static pid_t start_daemon(struct daemon_args *a, const char *sock)
+{
+	char swap[256], buf[16];
+	struct pgr_opts o;
+	int pipefd[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (daemon_opts(a, &o, swap, sizeof(swap)) || pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	o.socket_path = sock;
+	o.private_mode = true;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(pipefd[0]);
+		setsid();		/* terminal signals are for CMD */
+		o.ready_fd = pipefd[1];
+		_exit(pgr_daemon_run(&o));
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], buf, sizeof(buf));
+	close(pipefd[0]);
+	if (n != 6) {
+		waitpid(pid, NULL, 0);
+		if (o.swap_temp)
+			unlink(swap);
+		return -1;	/* it said why on stderr */
+	}
+	return pid;
+}
+
+/* In the child: the filter that notifies anonymous private mmaps without
+ * the shim's marker, and brk; its listener goes to the daemon. Never
+ * SCMP_ACT_TRAP: the filter survives exec, a SIGSYS handler would not.
+ * Everything is allocated before the filter is loaded: from then until
+ * the daemon holds the listener, an mmap (a malloc) would wait for ever.
+ * Return 0; 1 if no filter was loaded (the program can run unmanaged);
+ * -1 if it was loaded but the daemon did not take its listener: then
+ * every such mmap fails with ENOSYS, and the program cannot run at all. */
+static int install_filter(const char *sock)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	struct wire *w = NULL;
+	int fd = -1, lfd, err = 1;
+
+	if (!ctx)
+		return -1;
+	fd = pgr_connect(sock);
+	if (fd < 0)
+		goto out;
+	w = pgr_xcalloc(1, sizeof(*w));
+	wire_init(w, fd);
+	if (seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mmap), 1,
+			     SCMP_A3(SCMP_CMP_MASKED_EQ,
+				     PGR_MAP_MARKER | MAP_ANONYMOUS | MAP_TYPE,
+				     MAP_ANONYMOUS | MAP_PRIVATE)) ||
+	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(brk), 0) ||
+	    seccomp_load(ctx))
+		goto out;
+	err = -1;
+	lfd = seccomp_notify_fd(ctx);
+	if (lfd < 0)
+		goto out;
+	if (wire_send(fd, "notify\n", 7, &lfd, 1) == 0) {
+		char e[128];
+
+		err = wire_call(w, NULL, NULL, e, sizeof(e)) ? -1 : 0;
+	}
+	close(lfd);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(w);
+	seccomp_release(ctx);
+	return err;
+}
+
+static void exec_child(char **cmd, const char *sock, const char *group,
+		       const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *preload;
+
+	setenv("PAGER_SOCKET", sock, 1);
+	if (group)
+		setenv("PAGER_GROUP", group, 1);
+	if (asprintf(&preload, "%s%s%s", shim, old && *old ? " " : "",
+		     old ? old : "") < 0)
+		_exit(127);
+	setenv("LD_PRELOAD", preload, 1);
+	switch (install_filter(sock)) {
+	case 0:
+		setenv("PAGER_NOTIFY", "1", 1);	/* the shim's to know */
+		break;
+	case 1:
+		pgr_warn("cannot install the seccomp filter: memory malloc "
+			 "maps will be found only by periodic rescans");
+		break;
+	default:
+		pgr_err("the pager daemon is gone (it did not take this "
+			"process's seccomp listener, without which its "
+			"mappings would fail): not running '%s'", cmd[0]);
+		_exit(1);
+	}
+	execvp(cmd[0], cmd);
+	pgr_warn("cannot run '%s': %s", cmd[0], strerror(errno));
+	_exit(127);
+}
+
+static int setup(const char *sock, struct daemon_args *a, const char *group,
+		 bool private_daemon)
+{
+	struct wire *w = pgr_xcalloc(1, sizeof(*w));
+	int fd = pgr_connect(sock), rc = 0;
+	char line[512];
+
+	if (fd < 0) {
+		pgr_warn("no pager daemon at '%s' (gone?): %s", sock,
+			 strerror(-fd));
+		free(w);
+		return 1;
+	}
+	wire_init(w, fd);
+	if (group) {
+		snprintf(line, sizeof(line), "group %s", group);
+		rc = pgr_request(w, line, 0);
+	}
+	/* A private daemon got them at start; a joined one gets them now. */
+	for (size_t k = 0; !rc && !private_daemon && k < a->nr_sets; k++) {
+		snprintf(line, sizeof(line), "set %s", a->sets[k]);
+		rc = pgr_request(w, line, 0);
+	}
+	close(fd);
+	free(w);
+	return rc;
+}
+
+/* Is the daemon still there: our private one not exited, a joined one
+ * answering a ping within half a second? (A daemon being killed can
+ * still accept a connection, and never answer.) */
+static bool daemon_alive(const char *sock, pid_t daemon)
+{
+	struct timeval half = { .tv_usec = 500000 };
+	struct wire *w;
+	char err[128];
+	bool alive;
+	int fd;
+
+	if (daemon > 0)
+		return waitpid(daemon, NULL, WNOHANG) == 0;
+	fd = pgr_connect(sock);
+	if (fd < 0)
+		return false;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &half, sizeof(half));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &half, sizeof(half));
+	w = pgr_xcalloc(1, sizeof(*w));
+	wire_init(w, fd);
+	alive = !wire_printf(fd, "ping") &&
+		!wire_call(w, NULL, NULL, err, sizeof(err));
+	close(fd);
+	free(w);
+	return alive;
+}
+
+static void detach(const char *sock)
+{
+	struct wire *w = pgr_xcalloc(1, sizeof(*w));
+	int fd = pgr_connect(sock);
+
+	if (fd >= 0) {
+		wire_init(w, fd);
+		pgr_request(w, "detach", 0);
+		close(fd);
+	}
+	free(w);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mem", required_argument, NULL, 'm' },
+		{ "swap", required_argument, NULL, 's' },
+		{ "swap-size", required_argument, NULL, 'S' },
+		{ "no-swap", no_argument, NULL, 'n' },
+		{ "socket", required_argument, NULL, 'k' },
+		{ "set", required_argument, NULL, 'e' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "record", required_argument, NULL, 'r' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct daemon_args a;
+	const char *group = NULL, *env = getenv("PAGER_SOCKET");
+	char sock[108], shim[4096], dir[64] = "";
+	pid_t daemon = 0, child;
+	int c, status, rc;
+
+	daemon_args_init(&a);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+v", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (c == 'g') {
+			group = optarg;
+			continue;
+		}
+		if (daemon_parse_opt(&a, c, optarg, usage))
+			return 2;
+	}
+	if (optind >= argc)
+		return pgr_usage_error(usage, "missing CMD");
+	if (!pgr_shim_path(shim, sizeof(shim))) {
+		pgr_warn("cannot find libpager-preload.so (set PAGER_PRELOAD)");
+		return 1;
+	}
+	daemon_logging(&a);
+	if ((a.socket || (env && *env)) && a.record)
+		return pgr_usage_error(usage, "--record needs a daemon of its "
+				       "own (no --socket, no $PAGER_SOCKET)");
+	if (a.socket || (env && *env)) {
+		snprintf(sock, sizeof(sock), "%s", a.socket ? a.socket : env);
+		rc = pgr_connect(sock);
+		if (rc < 0) {
+			pgr_warn("no pager daemon at '%s': %s", sock,
+				 strerror(-rc));
+			return 1;
+		}
+		close(rc);
+	} else {
+		snprintf(dir, sizeof(dir), "/tmp/pager.XXXXXX");
+		if (!mkdtemp(dir)) {
+			pgr_warn("cannot create a directory in /tmp: %s",
+				 strerror(errno));
+			return 1;
+		}
+		snprintf(sock, sizeof(sock), "%s/socket", dir);
+		daemon = start_daemon(&a, sock);
+		if (daemon < 0) {
+			rmdir(dir);
+			return 1;
+		}
+	}
+	if (setup(sock, &a, group, daemon > 0)) {
+		rc = 1;
+		goto out;
+	}
+	signal(SIGINT, SIG_IGN);	/* CMD decides; we report */
+	signal(SIGQUIT, SIG_IGN);
+	child = fork();
+	if (child == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		exec_child(argv + optind, sock, group, shim);
+	}
+	if (child < 0 || waitpid(child, &status, 0) < 0) {
+		pgr_warn("cannot run '%s': %s", argv[optind], strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) :
+	     128 + WTERMSIG(status);
+	if (rc != 0 && !daemon_alive(sock, daemon))
+		/* What CMD said, if anything, may not tell: a program whose
+		 * loader could not map its memory says so in its own words,
+		 * or crashes. */
+		pgr_err("the pager daemon died while '%s' ran (status %d)",
+			argv[optind], rc);
+out:
+	if (daemon > 0) {
+		detach(sock);
+		waitpid(daemon, NULL, 0);
+		rmdir(dir);
+	}
+	free(a.sets);
+	return rc;
+}

@@ -1,0 +1,846 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl.c - the commands of the control protocol (docs/protocol.md): the
+ * shim's hello and agent traffic, the launcher's setup, and the users'
+ * set/get/stat. Every command answers with data lines, then "ok" or
+ * "error REASON"; agent traffic ("done") answers nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/log.h"
+#include "pgr.h"
+#include "../lib/util.h"
+
+#define MAX_ARGS 64
+
+struct req {
+	struct pgr *p;
+	struct conn *conn;
+	int argc;
+	char *argv[MAX_ARGS];
+};
+
+static void reply(struct req *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void reply(struct req *r, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	pgr_conn_send(r->conn, line);
+}
+
+/* reply() for callbacks that hand over finished lines. */
+static void reply_line(void *arg, const char *text)
+{
+	struct req *r = arg;
+
+	pgr_conn_send(r->conn, text);
+}
+
+static int fail(struct req *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct req *r, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n = snprintf(line, sizeof(line), "error ");
+
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	pgr_conn_send(r->conn, line);
+	return -1;
+}
+
+static const char *opt(struct req *r, int i, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (i < r->argc && !strncmp(r->argv[i], key, n) &&
+	    r->argv[i][n] == '=')
+		return r->argv[i] + n + 1;
+	return NULL;
+}
+
+static int arg_hex(struct req *r, int i, uint64_t *v)
+{
+	char buf[32];
+
+	if (i >= r->argc)
+		return -1;
+	snprintf(buf, sizeof(buf), "0x%.20s", r->argv[i]);
+	return pgr_parse_u64(buf, v);
+}
+
+/* The client this connection speaks for, or an error. */
+static struct client *own(struct req *r)
+{
+	struct client *c = pgr_conn_client(r->conn);
+
+	if (!c)
+		fail(r, "no hello on this connection");
+	return c;
+}
+
+/* hello PID [group=NAME] [child]  (+ fd: the userfaultfd, unless child) */
+static void cmd_hello(struct req *r)
+{
+	struct pgr *p = r->p;
+	struct client *c;
+	uint64_t pid;
+	int group = POL_ROOT, uffd;
+	bool child = false;
+
+	if (r->argc < 2 || pgr_parse_u64(r->argv[1], &pid) || !pid ||
+	    pid > INT32_MAX) {
+		fail(r, "hello: expected a pid");
+		return;
+	}
+	if ((pid_t)pid != pgr_conn_peer(r->conn)) {
+		/* A process speaks for itself only. */
+		fail(r, "hello: process %d cannot speak for process %llu",
+		     (int)pgr_conn_peer(r->conn), (unsigned long long)pid);
+		return;
+	}
+	for (int i = 2; i < r->argc; i++) {
+		const char *v = opt(r, i, "group");
+
+		if (!strcmp(r->argv[i], "child")) {
+			child = true;
+		} else if (v) {
+			group = pol_group_find(p->pol, v);
+			if (group < 0)
+				group = pol_group_create(p->pol, v, POL_ROOT);
+			if (group < 0) {
+				fail(r, "hello: bad group '%s'", v);
+				return;
+			}
+		}
+	}
+	if (child) {
+		/* Its userfaultfd came with the parent's fork event, and its
+		 * first fault (the beacon) told us its pid. */
+		c = pgr_client_find(p, (pid_t)pid);
+		if (!c) {
+			fail(r, "hello: no fork event for process %llu",
+			     (unsigned long long)pid);
+			return;
+		}
+		pgr_conn_set_client(r->conn, c, true);
+		pgr_conn_send_fd(r->conn, "ok", c->uffd);
+		return;
+	}
+	uffd = pgr_conn_take_fd(r->conn);
+	if (uffd < 0) {
+		fail(r, "hello: no userfaultfd attached");
+		return;
+	}
+	fcntl(uffd, F_SETFL, fcntl(uffd, F_GETFL) | O_NONBLOCK);
+	c = pgr_client_find(p, (pid_t)pid);
+	if (c)
+		pgr_client_gone(p, c, "replaced by exec");
+	c = pgr_client_new(p, (pid_t)pid, uffd);
+	if (!c) {
+		close(uffd);
+		fail(r, "hello: too many processes");
+		return;
+	}
+	c->group = group;
+	pgr_client_set_pid(p, c, (pid_t)pid);
+	pgr_client_watch(p, c);
+	pgr_conn_set_client(r->conn, c, true);
+	p->clients_joined++;
+	pgr_info("process %d joined (group %s)", (int)pid,
+		 pol_group_name(p->pol, group));
+	reply(r, "ok");
+}
+
+/* attach PID: a second connection of a client, for requests from its
+ * program threads (closing it ends nothing) */
+static void cmd_attach(struct req *r)
+{
+	uint64_t pid;
+	struct client *c;
+
+	if (r->argc != 2 || pgr_parse_u64(r->argv[1], &pid) ||
+	    (pid_t)pid != pgr_conn_peer(r->conn) ||
+	    !(c = pgr_client_find(r->p, (pid_t)pid))) {
+		fail(r, "attach: expected the pid of a client, its own");
+		return;
+	}
+	pgr_conn_set_client(r->conn, c, false);
+	reply(r, "ok");
+}
+
+/* exclude START LEN: memory of the shim's own, never to adopt */
+static void cmd_exclude(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n)) {
+		fail(r, "exclude: expected START LEN");
+		return;
+	}
+	if (c->nr_excluded >= r->p->max_map_count) {
+		fail(r, "exclude: too many ranges (vm.max_map_count)");
+		return;
+	}
+	pgr_grow(&c->excluded, &c->cap_excluded, c->nr_excluded + 1,
+		 sizeof(*c->excluded));
+	c->excluded[c->nr_excluded++] = (struct range){ s, s + n, 0 };
+	reply(r, "ok");
+}
+
+/* adopt: every anonymous mapping now; map START LEN: this one */
+static void cmd_adopt(struct req *r, bool one)
+{
+	struct client *c = own(r);
+	uint64_t s, n;
+
+	if (!c)
+		return;
+	if (!one) {
+		pgr_adopt_maps(r->p, c);
+	} else if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || (s & 4095)) {
+		fail(r, "map: expected START LEN");
+		return;
+	} else {
+		pgr_adopt(r->p, c, s, s + ((n + 4095) & ~4095ULL));
+	}
+	reply(r, "ok");
+}
+
+/* file [rw] (+ fd: a regular file the program maps): its page cache.
+ * Answer "file ID GEN" with the memfd to map in its place (read-write if
+ * rw: a shared writable mapping), then ok. */
+static void cmd_file(struct req *r)
+{
+	struct client *c = own(r);
+	int fd = pgr_conn_take_fd(r->conn), ino, mfd;
+	bool rw = r->argc > 1 && !strcmp(r->argv[1], "rw");
+	const char *why = NULL;
+	char line[64];
+
+	if (!c) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fd < 0) {
+		fail(r, "file: no file descriptor attached");
+		return;
+	}
+	if (rw && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDWR) {
+		close(fd);
+		fail(r, "file: not open for reading and writing");
+		return;
+	}
+	ino = pgr_file_get(r->p, c, fd, rw, &why);
+	close(fd);
+	if (ino < 0) {
+		fail(r, "file: %s", why ? why : strerror(-ino));
+		return;
+	}
+	mfd = pgr_file_memfd(r->p, (uint32_t)ino, rw);
+	if (mfd < 0) {
+		fail(r, "file: cannot open the page cache: %s",
+		     strerror(errno));
+		return;
+	}
+	pgr_file_hand(r->p, c, (uint32_t)ino);
+	snprintf(line, sizeof(line), "file %d %u", ino,
+		 r->p->files[ino].gen);
+	pgr_conn_send_fd(r->conn, line, mfd);
+	close(mfd);
+	reply(r, "ok");
+}
+
+/* mapf START LEN ID GEN PGOFF FLAGS: the memfd of inode ID is mapped at
+ * START (hex numbers; FLAGS: 1 shared, 2 writable, 4 executable) */
+static void cmd_mapf(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n, ino, gen, pgoff, fl;
+	const char *why = NULL;
+	int err;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || arg_hex(r, 3, &ino) ||
+	    arg_hex(r, 4, &gen) || arg_hex(r, 5, &pgoff) ||
+	    arg_hex(r, 6, &fl) || (s & 4095) || !n || fl > 7 ||
+	    ino > UINT32_MAX || gen > UINT32_MAX || s + n < s) {
+		fail(r, "mapf: expected START LEN ID GEN PGOFF FLAGS");
+		return;
+	}
+	err = pgr_file_map(r->p, c, s, (n + 4095) & ~4095ULL, (uint32_t)ino,
+			   (uint32_t)gen, pgoff, (uint8_t)fl, &why);
+	pgr_file_unhand(r->p, c);
+	if (err == -ENOSPC) {
+		/* A limit, not a fault: the shim leaves it to the kernel
+		 * without a word to the program. */
+		fail(r, "limit: %s", why);
+		return;
+	}
+	if (err) {
+		fail(r, "mapf: %s", why ? why : strerror(-err));
+		return;
+	}
+	reply(r, "ok");
+}
+
+/* msync START LEN: write back what the client dirtied there */
+static void cmd_msync(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || s + n < s) {
+		fail(r, "msync: expected START LEN");
+		return;
+	}
+	pgr_file_msync(r->p, c, s, s + n);
+	reply(r, "ok");
+}
+
+/* trace [EVENT,...]: "ok", then the events as lines until the
+ * connection closes */
+static void cmd_trace(struct req *r)
+{
+	const char *why = NULL;
+	uint32_t mask;
+
+	if (r->argc > 2 || pgr_trace_mask(r->argc == 2 ? r->argv[1] : NULL,
+					  &mask, &why)) {
+		fail(r, "trace: %s", why ? why : "expected [EVENT,...]");
+		return;
+	}
+	reply(r, "ok");
+	pgr_trace_start(r->p, r->conn, mask);
+}
+
+/* Phases counted at most; later marks still go to the record and the
+ * traces. */
+#define MAX_PHASES 1024
+
+/* End the open phase now and open @name (phase.h). */
+static void phase_start(struct pgr *p, const char *name)
+{
+	uint64_t now[POL_NR_ITEMS];
+
+	if (p->nr_phases == MAX_PHASES)
+		return;
+	pgr_phase_snapshot(p->pol, now);
+	pgr_phase_mark(&p->phases, &p->nr_phases, &p->cap_phases, name, now);
+	if (p->nr_phases == MAX_PHASES)
+		pgr_warn("phase %s: %d phases counted, later ones are not",
+			 name, MAX_PHASES);
+}
+
+/*
+ * phase NAME: a mark, as a write to ftrace's trace_marker: `phase NAME` in
+ * the record (where `pager sim` starts a phase), a tracing_mark_write
+ * line in every trace stream, and a new phase for `stat phases`. From
+ * `pager phase` or a program's pager_phase(); a program's own faults
+ * before it are already counted, as it waits for the answer.
+ */
+static void cmd_phase(struct req *r)
+{
+	if (r->argc != 2 || !pgr_phase_name_ok(r->argv[1])) {
+		fail(r, "phase: expected one NAME of letters, digits and "
+			"_.:+- (at most %d)", PGR_PHASE_NAME_MAX);
+		return;
+	}
+	pgr_rec(r->p, "phase %s", r->argv[1]);
+	pgr_trace_mark(r->p, r->argv[1]);
+	phase_start(r->p, r->argv[1]);
+	reply(r, "ok");
+}
+
+/* done ID: the agent dropped what request ID asked (no answer) */
+static void cmd_done(struct req *r)
+{
+	struct client *c = pgr_conn_client(r->conn);
+	uint64_t id;
+
+	if (c && !arg_hex(r, 1, &id)) {
+		pgr_agent_done(r->p, c, id);
+		pgr_retry_deferred(r->p, NULL);
+	}
+}
+
+/*
+ * cut: the shim's agent found its connection closed by the program (a
+ * launcher closing every descriptor before exec) while the daemon may
+ * still hold it open; said on a new connection of the same process (no
+ * answer). From now on nothing of it is evicted (client.c).
+ */
+static void cmd_cut(struct req *r)
+{
+	struct client *c = pgr_client_find(r->p, pgr_conn_peer(r->conn));
+
+	if (!c || !c->conn)
+		return;
+	pgr_conn_detach_client(c->conn);
+	pgr_client_cut_off(r->p, c);
+}
+
+/* ready: the agent runs; the client's pages may be armed (no answer) */
+static void cmd_ready(struct req *r)
+{
+	struct client *c = pgr_conn_client(r->conn);
+
+	if (c && c->conn == r->conn) {
+		c->agent_ready = true;
+		pgr_retry_deferred(r->p, NULL);	/* reclaim can go on */
+	}
+}
+
+/* notify (+ fd): a seccomp listener for the launcher's process tree */
+static void cmd_notify(struct req *r)
+{
+	int fd = pgr_conn_take_fd(r->conn);
+
+	if (fd < 0) {
+		fail(r, "notify: no listener attached");
+		return;
+	}
+	if (pgr_notify_start(r->p, fd)) {
+		close(fd);
+		fail(r, "notify: cannot watch the listener");
+		return;
+	}
+	reply(r, "ok");
+}
+
+/* group NAME [parent=NAME] */
+static void cmd_group(struct req *r)
+{
+	struct pgr *p = r->p;
+	int parent = POL_ROOT, id;
+	const char *v = opt(r, 2, "parent");
+
+	if (r->argc < 2) {
+		fail(r, "group: expected a name");
+		return;
+	}
+	if (v && (parent = pol_group_find(p->pol, v)) < 0) {
+		fail(r, "group: no parent group '%s'", v);
+		return;
+	}
+	id = pol_group_find(p->pol, r->argv[1]);
+	if (id < 0)
+		id = pol_group_create(p->pol, r->argv[1], parent);
+	if (id < 0) {
+		fail(r, "group: cannot create '%s': %s", r->argv[1],
+		     strerror(-id));
+		return;
+	}
+	reply(r, "ok");
+}
+
+/* set KEY=VALUE... : all or nothing is not promised; the first bad one
+ * stops and says why. */
+static void cmd_set(struct req *r)
+{
+	if (r->argc < 2) {
+		fail(r, "set: expected KEY=VALUE");
+		return;
+	}
+	for (int i = 1; i < r->argc; i++) {
+		char *eq = strchr(r->argv[i], '=');
+		const char *why;
+
+		if (!eq) {
+			fail(r, "set: '%s' is not KEY=VALUE", r->argv[i]);
+			return;
+		}
+		*eq = 0;
+		if (pgr_tunable_set(r->p, r->argv[i], eq + 1, &why)) {
+			fail(r, "%s: %s", r->argv[i], why);
+			return;
+		}
+		pgr_info("set %s=%s", r->argv[i], eq + 1);
+		pgr_rec_set(r->p, r->argv[i], eq + 1);
+		*eq = '=';
+	}
+	pgr_background(r->p);
+	reply(r, "ok");
+}
+
+static int get_value(struct req *r, const char *key, char *v, size_t len)
+{
+	if (pol_get(r->p->pol, key, v, len) == 0 ||
+	    pgr_knob_get(r->p, key, v, len) == 0)
+		return 0;
+	return -1;
+}
+
+static void get_one(struct req *r, const char *key)
+{
+	char v[128];
+
+	if (!get_value(r, key, v, sizeof(v)))
+		reply(r, "%s %s", key, v);
+}
+
+static void cmd_get(struct req *r)
+{
+	struct pgr *p = r->p;
+	const char *name;
+
+	for (int i = 1; i < r->argc; i++) {
+		char v[128];
+
+		if (get_value(r, r->argv[i], v, sizeof(v))) {
+			fail(r, "get: unknown tunable '%.80s'", r->argv[i]);
+			return;
+		}
+	}
+	for (int i = 1; i < r->argc; i++)
+		get_one(r, r->argv[i]);
+	if (r->argc > 1) {
+		reply(r, "ok");
+		return;
+	}
+	for (unsigned int i = 0; (name = pol_tunable_name(i, NULL)); i++)
+		get_one(r, name);
+	for (unsigned int i = 0; (name = pgr_knob_name(i)); i++)
+		get_one(r, name);
+	for (unsigned int g = 1; g < pol_nr_groups(p->pol); g++) {
+		static const char *const keys[] = { "memory.min", "memory.low",
+						    "memory.max" };
+
+		for (int k = 0; k < 3; k++) {
+			char key[96];
+
+			snprintf(key, sizeof(key), "%s@%s", keys[k],
+				 pol_group_name(p->pol, (int)g));
+			get_one(r, key);
+		}
+	}
+	reply(r, "ok");
+}
+
+static void stat_items(struct req *r, int group)
+{
+	for (int i = 0; i < POL_NR_ITEMS; i++)
+		reply(r, "%s %llu", pol_item_name((enum pol_item)i),
+		      (unsigned long long)pol_read(r->p->pol, group,
+						   (enum pol_item)i));
+}
+
+/* stat [group NAME | pid PID] */
+static void cmd_stat(struct req *r)
+{
+	struct pgr *p = r->p;
+	uint64_t v;
+
+	if (r->argc == 1) {
+		uint64_t min, low, high;
+
+		stat_items(r, -1);
+		pol_watermarks(p->pol, &min, &low, &high);
+		reply(r, "budget_pages %llu", (unsigned long long)p->o.budget);
+		reply(r, "wmark_min %llu", (unsigned long long)min);
+		reply(r, "wmark_low %llu", (unsigned long long)low);
+		reply(r, "wmark_high %llu", (unsigned long long)high);
+		reply(r, "swap_total %llu", (unsigned long long)
+		      (p->swap_fd >= 0 ? p->o.swap_pages : 0));
+		reply(r, "swap_used %llu", (unsigned long long)p->swap_used);
+		reply(r, "clients %u", pgr_nr_clients(p));
+		reply(r, "clients_joined %llu",
+		      (unsigned long long)p->clients_joined);
+		reply(r, "ok");
+	} else if (r->argc == 2 && !strcmp(r->argv[1], "phases")) {
+		/* The open phase is measured up to now. */
+		if (p->nr_phases)
+			pgr_phase_snapshot(p->pol,
+					   p->phases[p->nr_phases - 1].end);
+		for (size_t k = 0; k < p->nr_phases; k++)
+			pgr_phase_lines(&p->phases[k], reply_line, r);
+		reply(r, "ok");
+	} else if (r->argc == 3 && !strcmp(r->argv[1], "group")) {
+		int g = pol_group_find(p->pol, r->argv[2]);
+
+		if (g < 0) {
+			fail(r, "stat: no group '%s'", r->argv[2]);
+			return;
+		}
+		stat_items(r, g);
+		reply(r, "memory.current %llu", (unsigned long long)
+		      pol_group_usage(p->pol, g) * PGR_PAGE);
+		reply(r, "ok");
+	} else if (r->argc == 3 && !strcmp(r->argv[1], "pid") &&
+		   !pgr_parse_u64(r->argv[2], &v)) {
+		struct client *c = pgr_client_find(p, (pid_t)v);
+
+		if (!c) {
+			fail(r, "stat: process %llu is not under the pager",
+			     (unsigned long long)v);
+			return;
+		}
+		reply(r, "group %s", pol_group_name(p->pol, c->group));
+		reply(r, "nr_resident %llu", (unsigned long long)c->resident);
+		reply(r, "nr_swap_entries %llu",
+		      (unsigned long long)c->swapped);
+		reply(r, "nr_foreign %llu", (unsigned long long)c->foreign);
+		reply(r, "pgfault %llu", (unsigned long long)c->st.faults);
+		reply(r, "pgmajfault %llu", (unsigned long long)c->st.swapins);
+		reply(r, "pgfault_young %llu",
+		      (unsigned long long)c->st.young);
+		reply(r, "pgfault_first_touch %llu",
+		      (unsigned long long)c->st.first_touch);
+		reply(r, "pswpin %llu", (unsigned long long)c->st.pswpin);
+		reply(r, "pswpout %llu", (unsigned long long)c->st.swapouts);
+		reply(r, "pgarmed %llu", (unsigned long long)c->st.armed);
+		reply(r, "nr_regions %zu", c->nr_regions);
+		reply(r, "ok");
+	} else {
+		fail(r, "stat: expected nothing, phases, group NAME or pid PID");
+	}
+}
+
+/* reclaim SIZE [group=NAME]: memory.reclaim (answered when done) */
+static void cmd_reclaim(struct req *r)
+{
+	const char *gname = opt(r, 2, "group");
+	int group = POL_ROOT;
+	uint64_t bytes;
+
+	if (r->argc < 2 || r->argc > 3 || pgr_parse_size(r->argv[1], &bytes) ||
+	    !bytes || (r->argc == 3 && !gname)) {
+		fail(r, "reclaim: expected SIZE [group=NAME]");
+		return;
+	}
+	if (gname && (group = pol_group_find(r->p->pol, gname)) < 0) {
+		fail(r, "reclaim: no group '%.80s'", gname);
+		return;
+	}
+	pgr_reclaim_start(r->p, r->conn, group, bytes);
+}
+
+/* idle pid PID | idle group NAME: arm every present page, as writing
+ * /sys/kernel/mm/page_idle/bitmap clears young bits */
+static void cmd_idle(struct req *r)
+{
+	struct pgr *p = r->p;
+	uint64_t n = 0, v;
+	int group = -1;
+	struct client *one = NULL;
+
+	if (r->argc == 3 && !strcmp(r->argv[1], "pid") &&
+	    !pgr_parse_u64(r->argv[2], &v)) {
+		one = pgr_client_find(p, (pid_t)v);
+		if (!one) {
+			fail(r, "idle: process %llu is not under the pager",
+			     (unsigned long long)v);
+			return;
+		}
+	} else if (r->argc == 3 && !strcmp(r->argv[1], "group")) {
+		group = pol_group_find(p->pol, r->argv[2]);
+		if (group < 0) {
+			fail(r, "idle: no group '%.80s'", r->argv[2]);
+			return;
+		}
+	} else {
+		fail(r, "idle: expected pid PID or group NAME");
+		return;
+	}
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+
+		if (c->used && (c == one || (!one && c->group == group)))
+			n += pgr_idle_client(p, c);
+	}
+	reply(r, "idle %llu", (unsigned long long)n);
+	reply(r, "ok");
+}
+
+/* debug: the daemon's inner state, for people chasing a hang */
+static void cmd_debug(struct req *r)
+{
+	struct pgr *p = r->p;
+
+	reply(r, "inflight %u writes %u free_pages %llu free_bufs %u "
+	      "deferred %zu", p->inflight, p->writes,
+	      (unsigned long long)pol_free_pages(p->pol), p->nr_free_bufs,
+	      p->nr_deferred);
+	for (size_t k = 0; k < p->nr_deferred && k < 32; k++)
+		reply(r, "deferred pid %d addr %llx write %d wp %d %s",
+		      p->clients[p->deferred[k].client].pid,
+		      (unsigned long long)p->deferred[k].addr,
+		      p->deferred[k].write, p->deferred[k].wp,
+		      p->deferred[k].retry ? "retry" : "nomem");
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+		uint64_t n[8] = { 0 };
+
+		if (!c->used)
+			continue;
+		for (size_t j = 0; j < c->nr_regions; j++) {
+			struct region *g = &p->regions[c->regions[j]];
+
+			for (uint64_t o = 0; o < (g->end - g->start) / PGR_PAGE;
+			     o++) {
+				uint64_t v = g->slot[o];
+
+				if (sl_tag(v) != SL_PAGE)
+					n[sl_tag(v) == SL_SWAP ? 6 :
+					  sl_tag(v) == SL_FOREIGN ? 7 : 0]++;
+				else if (v & SL_READING)
+					n[4]++;
+				else if (v & SL_ARMING)
+					n[2]++;
+				else if (v & SL_ARMED)
+					n[3]++;
+				else
+					n[1]++;
+			}
+		}
+		reply(r, "client %u pid %d conn %d asked %zu pending %zu "
+		      "empty %llu present %llu arming %llu armed %llu "
+		      "reading %llu swap %llu foreign %llu", k, c->pid,
+		      c->conn != NULL, c->nr_asked, c->nr_pending,
+		      (unsigned long long)n[0], (unsigned long long)n[1],
+		      (unsigned long long)n[2], (unsigned long long)n[3],
+		      (unsigned long long)n[4], (unsigned long long)n[6],
+		      (unsigned long long)n[7]);
+		for (size_t j = 0; j < c->nr_pending && j < 16; j++)
+			reply(r, "  pending %llx-%llx id %llu",
+			      (unsigned long long)c->pending[j].start,
+			      (unsigned long long)c->pending[j].end,
+			      (unsigned long long)c->pending[j].id);
+	}
+	reply(r, "ok");
+}
+
+static void cmd_clients(struct req *r)
+{
+	struct pgr *p = r->p;
+
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+
+		if (c->used)
+			reply(r, "%d group=%s resident=%llu swapped=%llu",
+			      c->pid, pol_group_name(p->pol, c->group),
+			      (unsigned long long)c->resident,
+			      (unsigned long long)c->swapped);
+	}
+	reply(r, "ok");
+}
+
+static int tokenize(char *s, char **argv)
+{
+	int argc = 0;
+
+	while (*s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		if (argc == MAX_ARGS)
+			return -1;
+		argv[argc++] = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		if (*s)
+			*s++ = 0;
+	}
+	return argc;
+}
+
+void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
+{
+	struct req r = { .p = p, .conn = conn };
+	const char *cmd;
+
+	for (const unsigned char *c = (const unsigned char *)line; *c; c++) {
+		if ((*c < 0x20 && *c != '\t') || *c >= 0x7f) {
+			fail(&r, "not a line of text (byte 0x%02x)", *c);
+			return;
+		}
+	}
+	r.argc = tokenize(line, r.argv);
+	if (r.argc < 0) {
+		fail(&r, "too many words");
+		return;
+	}
+	if (!r.argc)
+		return;
+	cmd = r.argv[0];
+	if (!strcmp(cmd, "hello"))
+		cmd_hello(&r);
+	else if (!strcmp(cmd, "attach"))
+		cmd_attach(&r);
+	else if (!strcmp(cmd, "exclude"))
+		cmd_exclude(&r);
+	else if (!strcmp(cmd, "adopt"))
+		cmd_adopt(&r, false);
+	else if (!strcmp(cmd, "map"))
+		cmd_adopt(&r, true);
+	else if (!strcmp(cmd, "file"))
+		cmd_file(&r);
+	else if (!strcmp(cmd, "mapf"))
+		cmd_mapf(&r);
+	else if (!strcmp(cmd, "msync"))
+		cmd_msync(&r);
+	else if (!strcmp(cmd, "trace"))
+		cmd_trace(&r);
+	else if (!strcmp(cmd, "phase"))
+		cmd_phase(&r);
+	else if (!strcmp(cmd, "done"))
+		cmd_done(&r);
+	else if (!strcmp(cmd, "ready"))
+		cmd_ready(&r);
+	else if (!strcmp(cmd, "cut"))
+		cmd_cut(&r);
+	else if (!strcmp(cmd, "notify"))
+		cmd_notify(&r);
+	else if (!strcmp(cmd, "group"))
+		cmd_group(&r);
+	else if (!strcmp(cmd, "set"))
+		cmd_set(&r);
+	else if (!strcmp(cmd, "get"))
+		cmd_get(&r);
+	else if (!strcmp(cmd, "stat"))
+		cmd_stat(&r);
+	else if (!strcmp(cmd, "clients"))
+		cmd_clients(&r);
+	else if (!strcmp(cmd, "debug"))
+		cmd_debug(&r);
+	else if (!strcmp(cmd, "reclaim"))
+		cmd_reclaim(&r);
+	else if (!strcmp(cmd, "idle"))
+		cmd_idle(&r);
+	else if (!strcmp(cmd, "detach")) {
+		p->detached = true;
+		reply(&r, "ok");
+		if (p->o.private_mode && !pgr_nr_clients(p))
+			pgr_stop(p);
+	} else if (!strcmp(cmd, "shutdown")) {
+		reply(&r, "ok");
+		pgr_stop(p);
+	} else if (!strcmp(cmd, "ping"))
+		reply(&r, "ok");
+	else
+		fail(&r, "unknown command '%.40s'", cmd);
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon.c - the pager daemon: wiring, the loop, and stopping.
+ *
+ *   setup:  policy over budget descriptors, page buffers, swap file,
+ *           io_uring, control socket, signals, a 100 ms tick; then it
+ *           confines itself (confine.c)
+ *   loop:   uffd readable   -> fault.c
+ *           socket readable -> conn.c / ctl.c
+ *           ring eventfd    -> swap.c (completions)
+ *           pidfd readable  -> client.c (exit)
+ *           seccomp notify  -> notify.c
+ *           after each:     kswapd if woken, agent requests sent
+ *   tick:   rescans, probes of fork children that never told their pid,
+ *           retries of faults waiting for memory
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../lib/log.h"
+#include "pgr.h"
+#include "../lib/util.h"
+
+/* kswapd runs between batches: a pass frees what the previous one
+ * started (armed, written), so while that is in flight it waits. */
+void pgr_background(struct pgr *p)
+{
+	if (p->stopping)
+		return;
+	if (pol_kswapd_wanted(p->pol) && !pgr_in_flight(p)) {
+		pol_kswapd(p->pol);
+		pol_kswapd_sleep(p->pol, false);
+	}
+	pgr_flush_asks(p);
+	if (p->reclaims)
+		pgr_reclaim_step(p);
+}
+
+void pgr_stop(struct pgr *p)
+{
+	if (p->stopping)
+		return;
+	p->stopping = true;
+	uv_stop(p->loop);
+}
+
+/* Clients no pidfd or hello will end: fork children that never faulted
+ * nor said hello, processes cut off from their agent. Is their mm gone? */
+static void probe_mm(struct pgr *p)
+{
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+
+		if (!c->used || (c->pid && !c->cut_off) ||
+		    !pgr_client_mm_gone(c))
+			continue;
+		pgr_client_gone(p, c, c->pid ? "exec'd or exited" :
+				"(a fork child) exited");
+	}
+}
+
+static void on_tick(uv_timer_t *t)
+{
+	struct pgr *p = t->data;
+
+	pgr_rescan(p);
+	probe_mm(p);
+	if (++p->ticks % 10 == 0)
+		pgr_bufs_trim(p);	/* what was idle for a second */
+	if (p->nr_deferred)
+		pgr_retry_deferred(p, NULL);
+	pgr_background(p);
+}
+
+/* Private mode: the launcher is gone (killed?): nobody will detach us. */
+static void on_launcher(uv_poll_t *h, int status, int events)
+{
+	struct pgr *p = h->data;
+
+	uv_poll_stop(h);
+	p->detached = true;
+	if (!pgr_nr_clients(p))
+		pgr_stop(p);
+}
+
+static void watch_launcher(struct pgr *p)
+{
+	p->launcher_pidfd = (int)syscall(SYS_pidfd_open, getppid(), 0);
+	if (p->launcher_pidfd < 0)
+		return;
+	uv_poll_init(p->loop, &p->launcher_poll, p->launcher_pidfd);
+	p->launcher_poll.data = p;
+	uv_poll_start(&p->launcher_poll, UV_READABLE, on_launcher);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+	pgr_info("signal %d: stopping", sig);
+	pgr_stop(h->data);
+}
+
+static int setup_memory(struct pgr *p)
+{
+	struct pol_setup s;
+	size_t arena = (size_t)p->o.budget * PGR_PAGE;
+
+	p->nr_pages = (uint32_t)p->o.budget;
+	p->pages = pgr_xcalloc(p->nr_pages, sizeof(*p->pages));
+	pgr_files_init(p);
+	s = (struct pol_setup){
+		.budget = p->o.budget, .pages = p->pages,
+		.page_stride = sizeof(struct dpage), .nr_pages = p->nr_pages,
+		.inodes = p->pol_inodes, .nr_inodes = p->nr_files_max,
+		.backend = &pgr_backend, .ctx = p,
+	};
+	p->pol = pol_create(&s);
+	if (!p->pol) {
+		pgr_err("cannot set up the policy for %llu pages",
+			(unsigned long long)p->o.budget);
+		return -ENOMEM;
+	}
+	/* Page buffers: as many as pages, reserved, touched when used. */
+	p->arena = mmap(NULL, arena, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p->zeros = mmap(NULL, PGR_MAX_AROUND * PGR_PAGE, PROT_READ,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->arena == MAP_FAILED || p->zeros == MAP_FAILED) {
+		pgr_err("cannot reserve %zu bytes of page buffers", arena);
+		return -ENOMEM;
+	}
+	p->free_bufs = pgr_xcalloc(p->nr_pages, sizeof(*p->free_bufs));
+	p->buf_released = pgr_xcalloc(p->nr_pages, sizeof(*p->buf_released));
+	for (uint32_t b = p->nr_pages; b-- > 0;) {
+		p->free_bufs[p->nr_free_bufs++] = b;
+		p->buf_released[b] = true;	/* never touched */
+	}
+	p->bufs_idle = p->nr_free_bufs;
+	p->clients = pgr_xcalloc(PGR_MAX_CLIENTS, sizeof(*p->clients));
+	pgr_knobs_init(p);
+	for (size_t k = 0; k < p->o.nr_sets; k++) {
+		char key[128];
+		const char *eq = strchr(p->o.sets[k], '='), *why;
+
+		if (!eq || (size_t)(eq - p->o.sets[k]) >= sizeof(key)) {
+			pgr_err("--set %s: expected KEY=VALUE", p->o.sets[k]);
+			return -EINVAL;
+		}
+		memcpy(key, p->o.sets[k], (size_t)(eq - p->o.sets[k]));
+		key[eq - p->o.sets[k]] = 0;
+		if (pgr_tunable_set(p, key, eq + 1, &why)) {
+			pgr_err("--set %s: %s", p->o.sets[k], why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void teardown(struct pgr *p)
+{
+	for (uint32_t k = 0; k < p->nr_clients; k++)
+		if (p->clients[k].used)
+			pgr_client_gone(p, &p->clients[k], "left at shutdown");
+	pgr_notify_stop(p);
+	pgr_conns_close(p);
+	if (uv_is_active((uv_handle_t *)&p->tick))
+		uv_timer_stop(&p->tick);
+	uv_close((uv_handle_t *)&p->tick, NULL);
+	uv_close((uv_handle_t *)&p->soon, NULL);
+	uv_close((uv_handle_t *)&p->retry, NULL);
+	uv_close((uv_handle_t *)&p->reap, NULL);
+	uv_close((uv_handle_t *)&p->sigterm, NULL);
+	uv_close((uv_handle_t *)&p->sigint, NULL);
+	if (p->launcher_pidfd > 0) {
+		uv_close((uv_handle_t *)&p->launcher_poll, NULL);
+		close(p->launcher_pidfd);
+	}
+	pgr_files_release(p);
+	pgr_record_close(p);
+	pgr_ring_close(p);
+	/* Let the close callbacks run. */
+	uv_run(p->loop, UV_RUN_NOWAIT);
+	pgr_swap_close(p);
+	pol_destroy(p->pol);
+	free(p->pages);
+	free(p->clients);
+	free(p->phases);
+	free(p->free_bufs);
+	free(p->buf_released);
+	free(p->deferred);
+	free(p->tracers);
+	for (uint32_t r = 0; r < p->nr_regions; r++)
+		free(p->regions[r].slot);
+	free(p->regions);
+	free(p->free_regions);
+	if (p->arena && p->arena != MAP_FAILED)
+		munmap(p->arena, (size_t)p->o.budget * PGR_PAGE);
+}
+
+struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
+{
+	struct pgr *p = pgr_xcalloc(1, sizeof(*p));
+	int err;
+
+	p->o = *o;
+	p->listen_fd = -1;
+	p->swap_fd = -1;
+	loop->data = p;
+	p->loop = loop;
+	uv_timer_init(p->loop, &p->tick);
+	uv_timer_init(p->loop, &p->soon);
+	uv_timer_init(p->loop, &p->retry);
+	uv_timer_init(p->loop, &p->reap);
+	p->tick.data = p->soon.data = p->retry.data = p->reap.data = p;
+	uv_signal_init(p->loop, &p->sigterm);
+	uv_signal_init(p->loop, &p->sigint);
+	p->sigterm.data = p->sigint.data = p;
+	err = setup_memory(p);
+	if (!err)
+		err = pgr_swap_open(p);
+	if (!err)
+		err = pgr_ring_open(p);
+	if (!err && o->socket_path)
+		err = pgr_listen(p);
+	if (!err && o->record) {
+		err = pgr_record_open(p, o->record);
+		/* As comments: a replay chooses its own settings. */
+		for (size_t k = 0; !err && k < o->nr_sets; k++)
+			pgr_rec(p, "# started with --set %s", o->sets[k]);
+	}
+	if (err) {
+		pgr_daemon_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void pgr_daemon_free(struct pgr *p)
+{
+	teardown(p);
+	free(p);
+}
+
+int pgr_daemon_check(const struct pgr_opts *o)
+{
+	struct pgr_opts dry = *o;
+	struct pgr *p;
+	uv_loop_t loop;
+	bool taken;
+
+	dry.socket_path = NULL;
+	dry.swap_pages = 0;
+	dry.record = NULL;
+	uv_loop_init(&loop);
+	p = pgr_daemon_new(&dry, &loop);
+	taken = p != NULL;
+	if (p)
+		pgr_daemon_free(p);
+	uv_loop_close(&loop);
+	return taken ? 0 : 1;
+}
+
+int pgr_daemon_run(const struct pgr_opts *o)
+{
+	struct pgr *p;
+	uv_loop_t loop;
+
+	signal(SIGPIPE, SIG_IGN);
+	uv_loop_init(&loop);
+	p = pgr_daemon_new(o, &loop);
+	if (p && pgr_confine()) {
+		pgr_daemon_free(p);
+		p = NULL;
+	}
+	if (!p) {
+		uv_loop_close(&loop);
+		return 1;
+	}
+	uv_signal_start(&p->sigterm, on_signal, SIGTERM);
+	uv_signal_start(&p->sigint, on_signal, SIGINT);
+	uv_timer_start(&p->tick, on_tick, 100, 100);
+	if (o->private_mode)
+		watch_launcher(p);
+	pgr_info("listening on %s: %llu pages of budget, %llu of swap%s",
+		 o->socket_path, (unsigned long long)o->budget,
+		 (unsigned long long)(p->swap_fd >= 0 ? o->swap_pages : 0),
+		 p->swap_fd >= 0 ? "" : " (none)");
+	if (o->ready_fd >= 0) {
+		if (write(o->ready_fd, "ready\n", 6) != 6)
+			pgr_warn_("cannot tell the launcher we are ready");
+		close(o->ready_fd);
+	}
+	uv_run(p->loop, UV_RUN_DEFAULT);
+	pgr_daemon_free(p);
+	uv_loop_close(&loop);
+	return 0;
+}

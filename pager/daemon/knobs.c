@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * knobs.c - the daemon's own tunables: how faults are served, next to the
+ * policy's (what reclaim decides), which pol_set() owns. Both answer to
+ * `pager set/get` and --set; names follow the kernel's.
+ *
+ *   fault_around_bytes  (as debugfs fault_around_bytes) first touches are
+ *                       zero-filled this many bytes at a time, from the
+ *                       faulting page on; rounded down to a power of two.
+ *                       256 KiB, not the kernel's 64: a userfaultfd round
+ *                       trip costs what 16 native first touches do here
+ *   vm.page-cluster     (/proc/sys/vm/page-cluster) a swap-in reads up to
+ *                       2^N neighbouring pages of the region that are in
+ *                       swap too (the kernel's VMA swap readahead); 0: off
+ *   fault_spin_us       after the last message, read a client's
+ *                       userfaultfd again for this long before sleeping:
+ *                       a fault that follows soon is served without the
+ *                       daemon's wakeup (on a VM, the costliest part)
+ *   read_ahead_kb       (as /sys/block/DEV/queue/read_ahead_kb) a file
+ *                       page fault reads this much around it (mmap
+ *                       read-around, at most 1 MiB at once), and a
+ *                       sequential stream the next windows ahead; 0 (the
+ *                       default): each file's device's own setting;
+ *                       4: off
+ *   max_cached_inodes   files the page cache holds at most (each costs
+ *                       the daemon two or three descriptors); beyond it
+ *                       the inode shrinker runs, and a file that still
+ *                       does not fit is left to the kernel (passthrough).
+ *                       At most what the descriptor limit allows
+ *   vm.max_map_count    (/proc/sys/vm/max_map_count) mappings the pager
+ *                       takes over per client at most; the next ones are
+ *                       left to the kernel (one warning per client), so
+ *                       one program cannot exhaust the daemon
+ *   vm.drop_caches      (/proc/sys/vm/drop_caches) writing 1, 2 or 3
+ *                       drops every cached file no process maps: its
+ *                       pages, shadows and memfd (the kernel's 1 would
+ *                       also drop the unmapped pages of mapped files).
+ *                       Reads 0
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pgr.h"
+#include "../lib/util.h"
+
+struct knob {
+	const char *name;
+	uint64_t min, max, def;
+};
+
+static const struct knob knobs[] = {
+	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 262144 },
+	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3 },
+	{ "fault_spin_us", 0, 1000, 50 },
+	{ "read_ahead_kb", 0, 65536, 0 },
+	{ "max_cached_inodes", 1, 65536, 4096 },
+	{ "vm.drop_caches", 0, 3, 0 },
+	{ "vm.max_map_count", 16, 1u << 20, 65530 },
+};
+
+#define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+static void apply(struct pgr *p, unsigned int k, uint64_t v)
+{
+	switch (k) {
+	case 0: {
+		uint64_t pages = v / PGR_PAGE, pow = 1;
+
+		while (pow * 2 <= pages)
+			pow *= 2;
+		p->fault_around = (unsigned int)pow;
+		break;
+	}
+	case 1:
+		p->page_cluster = (unsigned int)v;
+		break;
+	case 2:
+		p->spin_us = (unsigned int)v;
+		break;
+	case 3:
+		p->read_ahead_pages = (unsigned int)(v / 4);
+		break;
+	case 4:
+		p->max_cached_inodes = (uint32_t)(v < p->inode_fd_cap ? v :
+						  p->inode_fd_cap);
+		break;
+	case 5:
+		if (v)
+			pgr_files_drop_unused(p);
+		break;
+	case 6:
+		p->max_map_count = (uint32_t)v;
+		break;
+	}
+}
+
+static uint64_t value(const struct pgr *p, unsigned int k)
+{
+	switch (k) {
+	case 0:
+		return (uint64_t)p->fault_around * PGR_PAGE;
+	case 1:
+		return p->page_cluster;
+	case 3:
+		return (uint64_t)p->read_ahead_pages * 4;
+	case 4:
+		return p->max_cached_inodes;
+	case 5:
+		return 0;
+	case 6:
+		return p->max_map_count;
+	default:
+		return p->spin_us;
+	}
+}
+
+void pgr_knobs_init(struct pgr *p)
+{
+	for (unsigned int k = 0; k < NR_KNOBS; k++)
+		apply(p, k, knobs[k].def);
+}
+
+static int find(const char *key)
+{
+	for (unsigned int k = 0; k < NR_KNOBS; k++)
+		if (!strcmp(key, knobs[k].name))
+			return (int)k;
+	return -1;
+}
+
+int pgr_knob_set(struct pgr *p, const char *key, const char *val,
+		 const char **why)
+{
+	static char msg[96];
+	int k = find(key);
+	uint64_t v;
+
+	if (k < 0)
+		return -ENOENT;
+	if (pgr_parse_u64(val, &v) || v < knobs[k].min || v > knobs[k].max) {
+		snprintf(msg, sizeof(msg), "expected a number from %llu to %llu",
+			 (unsigned long long)knobs[k].min,
+			 (unsigned long long)knobs[k].max);
+		*why = msg;
+		return -EINVAL;
+	}
+	apply(p, (unsigned int)k, v);
+	return 0;
+}
+
+int pgr_knob_get(const struct pgr *p, const char *key, char *buf, size_t len)
+{
+	int k = find(key);
+
+	if (k < 0)
+		return -ENOENT;
+	snprintf(buf, len, "%llu", (unsigned long long)value(p, (unsigned int)k));
+	return 0;
+}
+
+const char *pgr_knob_name(unsigned int i)
+{
+	return i < NR_KNOBS ? knobs[i].name : NULL;
+}
+
+int pgr_tunable_set(struct pgr *p, const char *key, const char *val,
+		    const char **why)
+{
+	int err = pgr_knob_set(p, key, val, why);
+	const char *at = strchr(key, '@');
+
+	if (err != -ENOENT)
+		return err;
+	/* memory.low@NAME of a group no process joined yet: make it, as
+	 * mkdir before writing the cgroup's file. */
+	if (at && at[1] && !strncmp(key, "memory.", 7) &&
+	    pol_group_find(p->pol, at + 1) < 0 &&
+	    pol_group_create(p->pol, at + 1, POL_ROOT) < 0) {
+		*why = "cannot create the group";
+		return -EINVAL;
+	}
+	return pol_set(p->pol, key, val, why) ? -EINVAL : 0;
+}

@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * region.c - the anonymous mappings a client's pages live in, and the
+ * events that change them: adoption (register with the client's
+ * userfaultfd, take the pages already present from PAGEMAP_SCAN),
+ * discard (munmap, the program's own MADV_DONTNEED), mremap, fork (the
+ * child's regions: its pages shared with the parent are FOREIGN).
+ *
+ * A client's regions are kept sorted by address. Regions need not be
+ * maximal: a heap that grows gets a new region for the part that grew.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../lib/compat.h"
+#include "../lib/log.h"
+#include "pgr.h"
+#include "../lib/util.h"
+
+static uint32_t npages(const struct region *r)
+{
+	return (uint32_t)((r->end - r->start) / PGR_PAGE);
+}
+
+struct region *pgr_region_find(struct pgr *p, struct client *c,
+			       uint64_t addr, uint32_t *id)
+{
+	size_t lo = 0, hi = c->nr_regions;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		struct region *r = &p->regions[c->regions[mid]];
+
+		if (addr < r->start)
+			hi = mid;
+		else if (addr >= r->end)
+			lo = mid + 1;
+		else {
+			*id = c->regions[mid];
+			return r;
+		}
+	}
+	return NULL;
+}
+
+uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
+			uint64_t end)
+{
+	uint32_t id;
+	struct region *r;
+	size_t at = 0;
+
+	if (p->nr_free_regions) {
+		id = p->free_regions[--p->nr_free_regions];
+	} else {
+		size_t cap = p->cap_regions;
+
+		pgr_grow(&p->regions, &cap, p->nr_regions + 1,
+			 sizeof(*p->regions));
+		p->cap_regions = (uint32_t)cap;
+		id = p->nr_regions++;
+	}
+	r = &p->regions[id];
+	r->start = start;
+	r->end = end;
+	r->slot = pgr_xcalloc(npages(r), sizeof(*r->slot));
+	r->client = pgr_client_id(p, c);
+	r->ra_prev = UINT32_MAX - 1;	/* no fault yet: nothing follows it */
+	r->ra_win = 0;
+	r->live = true;
+	r->inode = PGR_NONE;
+	r->pgoff = 0;
+	r->rflags = 0;
+	r->mmap_miss = 0;
+	while (at < c->nr_regions && p->regions[c->regions[at]].start < start)
+		at++;
+	pgr_grow(&c->regions, &c->cap_regions, c->nr_regions + 1,
+		 sizeof(*c->regions));
+	memmove(&c->regions[at + 1], &c->regions[at],
+		(c->nr_regions - at) * sizeof(*c->regions));
+	c->regions[at] = id;
+	c->nr_regions++;
+	return id;
+}
+
+static void region_free(struct pgr *p, struct client *c, uint32_t id)
+{
+	struct region *r = &p->regions[id];
+	size_t k;
+
+	if (region_is_file(r))
+		pgr_file_unmap_region(p, id);
+	for (k = 0; k < c->nr_regions && c->regions[k] != id; k++)
+		;
+	if (k < c->nr_regions) {
+		memmove(&c->regions[k], &c->regions[k + 1],
+			(c->nr_regions - k - 1) * sizeof(*c->regions));
+		c->nr_regions--;
+	}
+	free(r->slot);
+	r->slot = NULL;
+	r->live = false;
+	p->free_regions = pgr_xrealloc(p->free_regions, p->nr_free_regions + 1,
+				       sizeof(*p->free_regions));
+	p->free_regions[p->nr_free_regions++] = id;
+}
+
+/* ---- dropping pages ------------------------------------------------------ */
+
+/* Drop whatever slot @off of @r holds; the slot becomes EMPTY. */
+static void drop_slot(struct pgr *p, struct client *c, struct region *r,
+		      uint32_t off)
+{
+	uint64_t s = r->slot[off];
+
+	r->slot[off] = SL_EMPTY;
+	if (sl_tag(s) == SL_SWAP) {
+		pgr_swap_put(p, sl_swap(s));
+		c->swapped--;
+	} else if (sl_tag(s) == SL_PAGE) {
+		c->resident--;
+		pgr_page_free(p, sl_page(s));
+	} else if (sl_tag(s) == SL_FOREIGN) {
+		c->foreign--;
+	}
+}
+
+/* Split region @id at @addr (inside it); return the id of the upper
+ * part. Descriptors of pages that move are updated. */
+static uint32_t split(struct pgr *p, struct client *c, uint32_t id,
+		      uint64_t addr)
+{
+	uint32_t hi = pgr_region_new(p, c, addr, p->regions[id].end);
+	struct region *lo_r = &p->regions[id], *hi_r = &p->regions[hi];
+	uint32_t cut = (uint32_t)((addr - lo_r->start) / PGR_PAGE);
+
+	memcpy(hi_r->slot, lo_r->slot + cut, npages(hi_r) * sizeof(uint64_t));
+	if (region_is_file(lo_r)) {
+		hi_r->inode = lo_r->inode;
+		hi_r->pgoff = lo_r->pgoff + cut;
+		hi_r->rflags = lo_r->rflags;
+		pgr_file_add_mapper(p, hi);
+	}
+	for (uint32_t o = 0; o < npages(hi_r); o++) {
+		if (sl_tag(hi_r->slot[o]) == SL_PAGE) {
+			p->pages[sl_page(hi_r->slot[o])].region = hi;
+			p->pages[sl_page(hi_r->slot[o])].off = o;
+		}
+	}
+	lo_r->end = addr;
+	return hi;
+}
+
+void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
+		 uint64_t end, bool unmapped)
+{
+	size_t k = 0;
+
+	while (k < c->nr_regions) {
+		uint32_t id = c->regions[k];
+		struct region *r = &p->regions[id];
+		uint64_t s = start > r->start ? start : r->start;
+		uint64_t e = end < r->end ? end : r->end;
+
+		if (r->start >= end)
+			break;
+		if (s >= e) {
+			k++;
+			continue;
+		}
+		for (uint64_t a = s; a < e; a += PGR_PAGE) {
+			uint32_t off = (uint32_t)((a - r->start) / PGR_PAGE);
+			uint64_t v = r->slot[off];
+
+			if (!unmapped && sl_tag(v) != SL_SWAP &&
+			    sl_tag(v) != SL_FOREIGN && (v & SL_ARMING)) {
+				/* Ours or the program's: the agent's answer
+				 * will tell (backend.c). */
+				r->slot[off] |= (v & SL_RM1) ? SL_RM2 : SL_RM1;
+				continue;
+			}
+			if (region_is_file(r))
+				pgr_file_zap(p, id, off);
+			drop_slot(p, c, r, off);
+		}
+		if (!unmapped) {
+			k++;
+			continue;
+		}
+		/* The mapping is gone: cut [s, e) out of the region, after
+		 * writing back what it dirtied in a shared file. */
+		if (region_is_file(r) && (r->rflags & R_SHARED))
+			pgr_file_flush(p, r->inode,
+				       r->pgoff + (s - r->start) / PGR_PAGE,
+				       r->pgoff + (e - r->start) / PGR_PAGE, id);
+		if (e < r->end)
+			split(p, c, id, e);	/* [e, end) lives on */
+		r = &p->regions[id];		/* split() may move it */
+		if (s == r->start) {
+			region_free(p, c, id);	/* the array shifted left */
+			continue;
+		}
+		r->end = s;
+		k++;
+	}
+}
+
+void pgr_region_drop_all(struct pgr *p, struct client *c)
+{
+	while (c->nr_regions) {
+		uint32_t id = c->regions[c->nr_regions - 1];
+		struct region *r = &p->regions[id];
+
+		if (region_is_file(r) && (r->rflags & R_SHARED))
+			pgr_file_flush(p, r->inode, r->pgoff,
+				       r->pgoff + npages(r), id);
+		for (uint32_t o = 0; o < npages(r); o++) {
+			if (region_is_file(r))
+				pgr_file_zap(p, id, o);
+			drop_slot(p, c, r, o);
+		}
+		region_free(p, c, id);
+	}
+}
+
+/* ---- adoption ------------------------------------------------------------- */
+
+/* Take the pages present in [start, end) of @r: PAGEMAP_SCAN. */
+static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
+{
+	struct region *r = &p->regions[id];
+	struct page_region vec[256];
+	struct pm_scan_arg arg = {
+		.size = sizeof(arg), .start = r->start, .end = r->end,
+		.vec = (uintptr_t)vec, .vec_len = 256,
+		.category_mask = PAGE_IS_PRESENT,
+		.return_mask = PAGE_IS_PRESENT,
+	};
+	char path[64];
+	int fd, n, over;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do {
+		n = ioctl(fd, PAGEMAP_SCAN, &arg);
+		if (n < 0) {
+			n = -errno;
+			break;
+		}
+		for (int k = 0; k < n; k++) {
+			for (uint64_t a = vec[k].start; a < vec[k].end;
+			     a += PGR_PAGE) {
+				struct region *rr = &p->regions[id];
+				uint32_t off = (uint32_t)((a - rr->start) /
+							  PGR_PAGE);
+				struct pol_add how = { .anon = true,
+						       .inode = POL_NONE };
+				uint32_t i;
+
+				if (rr->slot[off] != SL_EMPTY)
+					continue;
+				if (pol_page_alloc_nowait(p->pol, c->group, &i,
+							  &over) !=
+				    POL_ALLOC_OK) {
+					/* No free page: not ours, for now. */
+					rr->slot[off] = SL_FOREIGN;
+					c->foreign++;
+					continue;
+				}
+				p->pages[i].region = id;
+				p->pages[i].off = off;
+				p->pages[i].buf = PGR_NONE;
+				p->pages[i].swap = PGR_NONE;
+				/* A reused descriptor keeps no flag of its
+				 * past life (a file page's DP_FILE above all). */
+				p->pages[i].flags = 0;
+				p->regions[id].slot[off] = sl_of_page(i);
+				pol_page_add(p->pol, i, &how);
+				c->resident++;
+			}
+		}
+		arg.start = arg.walk_end;
+	} while (arg.walk_end < r->end && n >= 0 && arg.start < r->end);
+	close(fd);
+	return n < 0 ? n : 0;
+}
+
+bool pgr_region_room(struct pgr *p, struct client *c, uint64_t pages)
+{
+	if (pages > PGR_MAX_REGION) {
+		pgr_warn_("process %d: a mapping of %llu MiB stays the "
+			  "kernel's (the pager takes %u MiB at most)", c->pid,
+			  (unsigned long long)(pages >> 8),
+			  PGR_MAX_REGION >> 8);
+		return false;
+	}
+	if (c->nr_regions < p->max_map_count)
+		return true;
+	if (!c->map_limited)
+		pgr_warn_("process %d has %zu mappings under the pager "
+			  "(vm.max_map_count): its next ones stay the "
+			  "kernel's", c->pid, c->nr_regions);
+	c->map_limited = true;
+	return false;
+}
+
+static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
+		     uint64_t end)
+{
+	struct uffdio_register reg = {
+		.range = { start, end - start },
+		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
+	};
+	uint32_t id;
+
+	if (!pgr_region_room(p, c, (end - start) / PGR_PAGE))
+		return -ENOSPC;
+	if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
+		int err = -errno;
+
+		pgr_dbg("cannot register 0x%llx-0x%llx of %d: %s",
+			(unsigned long long)start, (unsigned long long)end,
+			c->pid, strerror(-err));
+		return err;
+	}
+	id = pgr_region_new(p, c, start, end);
+	pgr_rec_mmap(p, c, &p->regions[id]);
+	pgr_dbg("adopted 0x%llx-0x%llx of %d", (unsigned long long)start,
+		(unsigned long long)end, c->pid);
+	return adopt_present(p, c, id);
+}
+
+int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
+{
+	uint64_t a = start;
+	int err = 0;
+
+	/* Adopt the gaps between regions already owned. */
+	while (a < end) {
+		uint32_t id;
+		struct region *r = pgr_region_find(p, c, a, &id);
+		uint64_t next = end;
+
+		if (r) {
+			a = r->end;
+			continue;
+		}
+		for (size_t k = 0; k < c->nr_regions; k++) {
+			struct region *q = &p->regions[c->regions[k]];
+
+			if (q->start > a && q->start < next)
+				next = q->start;
+		}
+		err = adopt_gap(p, c, a, next);
+		a = next;
+	}
+	return err;
+}
+
+/* Adopt [start, end) less the ranges the shim keeps for itself. The
+ * kernel merges an adjacent mapping of the program with those (same
+ * flags), so a mapping may hold both. */
+static int adopt_unexcluded(struct pgr *p, struct client *c, uint64_t start,
+			    uint64_t end)
+{
+	uint64_t a = start;
+
+	while (a < end) {
+		uint64_t next = end, skip_to = a;
+
+		for (size_t k = 0; k < c->nr_excluded; k++) {
+			const struct range *x = &c->excluded[k];
+
+			if (x->start <= a && a < x->end && x->end > skip_to)
+				skip_to = x->end;
+			else if (x->start > a && x->start < next)
+				next = x->start;
+		}
+		if (skip_to > a) {
+			a = skip_to;
+			continue;
+		}
+		pgr_adopt(p, c, a, next);
+		a = next;
+	}
+	return 0;
+}
+
+/*
+ * Every private anonymous writable mapping of the client, except the
+ * stack (it grows down), vDSO areas, and what the shim asked to leave
+ * alone (its agent's stack and its own data).
+ */
+int pgr_adopt_maps(struct pgr *p, struct client *c)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char perms[8], name[256] = "";
+		unsigned int maj, min;
+		unsigned long ino;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %lu %255s", &s, &e,
+			   perms, &off, &maj, &min, &ino, name) < 7)
+			continue;
+		if (strcmp(perms, "rw-p") || ino || (name[0] &&
+		    strcmp(name, "[heap]")))
+			continue;
+		adopt_unexcluded(p, c, s, e);
+	}
+	fclose(f);
+	c->rescan = false;
+	return 0;
+}
+
+/* ---- mremap and fork ---------------------------------------------------- */
+
+void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
+	       uint64_t len)
+{
+	uint32_t nid = pgr_region_new(p, c, to, to + len), oid;
+	struct region *old = pgr_region_find(p, c, from, &oid);
+
+	if (old && region_is_file(old)) {
+		struct region *n = &p->regions[nid];
+
+		old = &p->regions[oid];
+		n->inode = old->inode;
+		n->pgoff = old->pgoff + (from - old->start) / PGR_PAGE;
+		n->rflags = old->rflags;
+		pgr_file_add_mapper(p, nid);
+	}
+	for (uint64_t a = 0; a < len; a += PGR_PAGE) {
+		uint32_t id;
+		struct region *r = pgr_region_find(p, c, from + a, &id);
+		uint32_t off;
+		uint64_t v;
+
+		if (!r || id == nid)
+			continue;
+		off = (uint32_t)((from + a - r->start) / PGR_PAGE);
+		v = r->slot[off];
+		r->slot[off] = SL_EMPTY;
+		p->regions[nid].slot[a / PGR_PAGE] = v;
+		if (sl_tag(v) == SL_PAGE) {
+			p->pages[sl_page(v)].region = nid;
+			p->pages[sl_page(v)].off = (uint32_t)(a / PGR_PAGE);
+		}
+	}
+	/* The old range is unmapped; its slots were moved, so nothing is
+	 * freed by cutting it. */
+	pgr_discard(p, c, from, from + len, true);
+}
+
+/*
+ * What the fork child has where its parent has page @v. Present pages
+ * (also those being armed: write-protected, still mapped) are shared
+ * copy-on-write by the kernel: FOREIGN in the child. An armed page is in
+ * neither process but in our buffer: the child gets a copy, FOREIGN too.
+ * A page being read from swap: the child refers to the slot.
+ */
+static uint64_t fork_page(struct pgr *p, struct client *child, uint64_t addr,
+			  uint64_t v)
+{
+	struct dpage *d = &p->pages[sl_page(v)];
+
+	if ((v & SL_READING) && d->swap != PGR_NONE) {
+		p->swap[d->swap].map++;
+		child->swapped++;
+		return sl_of_swap(d->swap);
+	}
+	/* Being armed, and a REMOVE seen: the agent's DONTNEED may have
+	 * dropped it before the fork copied the page tables, so the child
+	 * gets the copy (EEXIST if the kernel gave it the page after all).
+	 * Were that REMOVE the program's own, the child would have read
+	 * zeros: the one case the REMOVE count cannot tell at fork time.
+	 * Two REMOVEs: dropped by both; the child faults in a zero page. */
+	if ((v & SL_ARMED) ||
+	    ((v & SL_ARMING) && (v & SL_RM1) && !(v & SL_RM2))) {
+		struct uffdio_copy cp = {
+			.dst = addr, .src = (uintptr_t)pgr_buf(p, d->buf),
+			.len = PGR_PAGE, .mode = UFFDIO_COPY_MODE_WP,
+		};
+
+		if (ioctl(child->uffd, UFFDIO_COPY, &cp) && errno != EEXIST)
+			return SL_EMPTY;	/* the caller ends the child */
+	}
+	child->foreign++;
+	return SL_FOREIGN;
+}
+
+int pgr_fork_regions(struct pgr *p, struct client *parent,
+		     struct client *child)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < parent->nr_regions; k++) {
+		uint32_t pr = parent->regions[k];
+		uint32_t nid = pgr_region_new(p, child, p->regions[pr].start,
+					  p->regions[pr].end);
+		struct region *r = &p->regions[pr], *n = &p->regions[nid];
+		struct uffdio_writeprotect wp = {
+			.range = { n->start, n->end - n->start },
+			.mode = UFFDIO_WRITEPROTECT_MODE_WP,
+		};
+
+		for (uint32_t o = 0; o < npages(r); o++) {
+			uint64_t v = r->slot[o];
+
+			if (sl_tag(v) == SL_SWAP) {
+				p->swap[sl_swap(v)].map++;
+				child->swapped++;
+			} else if (sl_tag(v) == SL_PAGE) {
+				v = fork_page(p, child, r->start +
+					      (uint64_t)o * PGR_PAGE, v);
+				if (v == SL_EMPTY) {
+					err = -EIO;
+					pgr_warn_("fork: copying 0x%llx to the "
+						  "child: %s", (unsigned long long)
+						(r->start + (uint64_t)o *
+						 PGR_PAGE), strerror(errno));
+				}
+			} else if (sl_tag(v) == SL_FOREIGN) {
+				child->foreign++;
+			} else {
+				/* A file page: the kernel copies the PTE old
+				 * (copy_present_pte()), so the child's mapping
+				 * is not young: its exit must not count as a
+				 * reference (mark_page_accessed at zap). */
+				v = SL_EMPTY;
+			}
+			n->slot[o] = v;
+		}
+		if (region_is_file(r)) {
+			n->inode = r->inode;
+			n->pgoff = r->pgoff;
+			n->rflags = r->rflags;
+			pgr_file_add_mapper(p, nid);
+		}
+		/* The child's first write to a shared page should fault, to
+		 * make the page its own. If it cannot (the child exec'd or
+		 * unmapped it meanwhile), the kernel still copies on write:
+		 * the page stays FOREIGN, uncharged, and its data right. */
+		if (ioctl(child->uffd, UFFDIO_WRITEPROTECT, &wp))
+			pgr_dbg("fork: write-protecting 0x%llx-0x%llx of the "
+				"child: %s", (unsigned long long)n->start,
+				(unsigned long long)n->end, strerror(errno));
+	}
+	return err;
+}

@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.c - the preload shim (LD_PRELOAD=libpager-preload.so): puts the
+ * program's anonymous memory under the pager.
+ *
+ * At load: create the process's userfaultfd (/dev/userfaultfd, else the
+ * syscall) with the fork, remap, remove and unmap events, thread ids and
+ * write-protect faults; hand it to the daemon (SCM_RIGHTS) and keep our
+ * own copy; tell the daemon what memory is the shim's own (never adopt
+ * it); have it adopt every anonymous mapping that exists; start the agent.
+ *
+ * Then: the program's own anonymous mmap calls go through us (the mmap
+ * symbol), are made with a marker flag the seccomp filter lets through,
+ * and are adopted before mmap returns. Mappings made inside libc (malloc's
+ * mmap, brk) reach the daemon through the seccomp filter `pager run`
+ * installed. munmap and mremap need nothing: the userfaultfd events say.
+ *
+ * fork: the child's userfaultfd goes to the daemon with the FORK event;
+ * in the child we touch the beacon page, which is never present, so the
+ * daemon learns from that fault's thread id which process the new
+ * userfaultfd belongs to; then the child says hello, gets its own copy of
+ * the userfaultfd back, and starts its agent. exec: everything is
+ * close-on-exec and the next program's shim starts over.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../lib/compat.h"
+#include "shim.h"
+
+struct shim shim = {
+	.uffd = -1, .agent_fd = -1, .sync_fd = -1,
+	.sync_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+#define UFFD_FEATURES (UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
+		       UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP | \
+		       UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_PAGEFAULT_FLAG_WP)
+
+/* File pages (memfd mappings): minor faults and write-protection. */
+#define UFFD_FILE_FEATURES (UFFD_FEATURE_MINOR_SHMEM | \
+			    UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
+
+static int open_uffd(uint64_t features);
+
+/* The process's userfaultfd, with file pages if the kernel can. */
+static int new_uffd(void)
+{
+	int fd = open_uffd(UFFD_FEATURES | UFFD_FILE_FEATURES);
+
+	shim.files = fd >= 0;
+	if (fd < 0)
+		fd = open_uffd(UFFD_FEATURES);
+	return fd;
+}
+
+static int open_uffd(uint64_t features)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
+	int fd = -1, dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+	if (dev >= 0) {
+		fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+		close(dev);
+	}
+	if (fd < 0)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, UFFDIO_API, &api) ||
+	    (api.features & features) != features) {
+		close(fd);
+		return -ENOSYS;
+	}
+	return fd;
+}
+
+int shim_connect(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	memcpy(sa.sun_path, shim.socket, sizeof(sa.sun_path) - 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return shim_fd_high(fd);
+}
+
+/* Send a request on @fd and wait for ok; @fds ride with it, the lines
+ * of the answer go to @each. */
+static int vcall(int fd, struct wire *w, const int *fds, int nfds,
+		 void (*each)(const char *s, void *arg), void *arg,
+		 const char *fmt, va_list ap)
+{
+	char line[256], err[128];
+	int n;
+
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	/* One whole line, or nothing: a longer one would be cut, a newline
+	 * inside would be read as two requests. */
+	if (n < 0 || (size_t)n >= sizeof(line) - 1 ||
+	    memchr(line, '\n', (size_t)n)) {
+		shim_say("a request that is not one line of at most %zu "
+			 "bytes was not sent", sizeof(line) - 2);
+		return -1;
+	}
+	line[n++] = '\n';
+	if (wire_send(fd, line, (size_t)n, fds, nfds))
+		return -EPIPE;
+	n = wire_call(w, each, arg, err, sizeof(err));
+	if (n == -1 && strncmp(err, "limit:", 6))
+		shim_say("the daemon refused '%.*s': %s", (int)strcspn(line,
+			 "\n"), line, err);
+	return n;
+}
+
+static int call_lines(int fd, struct wire *w, const int *fds, int nfds,
+		      void (*each)(const char *s, void *arg), void *arg,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vcall(fd, w, fds, nfds, each, arg, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* A request whose answer has no data lines. */
+#define call(fd, w, fds, nfds, ...) \
+	call_lines(fd, w, fds, nfds, NULL, NULL, __VA_ARGS__)
+
+static struct wire hello_wire;	/* used before the agent starts */
+
+/*
+ * Tell the daemon the static data the agent can touch: the writable
+ * segments (with their anonymous .bss tails) of the shim, libc and the
+ * dynamic loader. The agent runs in their code; a page of theirs being
+ * evicted would make the agent wait for itself. The program's own
+ * static data and other libraries' stay the pager's.
+ */
+bool shim_agent_runs_in(const struct dl_phdr_info *info)
+{
+	uintptr_t me = (uintptr_t)&shim;
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+
+	if (strstr(name, "/libc.so") || strstr(name, "/ld-linux") ||
+	    strstr(name, "/libpthread.so"))
+		return true;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && s <= me && me < s + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static int exclude_agent_data(struct dl_phdr_info *info, size_t size,
+			      void *arg)
+{
+	int *err = arg;
+
+	if (!shim_agent_runs_in(info))
+		return 0;
+	for (int k = 0; k < info->dlpi_phnum && !*err; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t s = (info->dlpi_addr + ph->p_vaddr) & ~4095UL;
+		uintptr_t e = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz +
+			       4095) & ~4095UL;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W))
+			*err = call(shim.agent_fd, &hello_wire, NULL, 0,
+				    "exclude %lx %lx", (unsigned long)s,
+				    (unsigned long)(e - s));
+	}
+	return 0;
+}
+
+static void child_after_fork(void);
+static void join_as_child(void);
+
+/*
+ * No daemon to run under: go on unmanaged, unless `pager run` gave this
+ * process (or an ancestor) the seccomp filter that hands its anonymous
+ * mmaps and brk to the daemon. With the daemon gone those calls fail
+ * (ENOSYS) and the program would crash somewhere in its allocator: stop
+ * it now, saying why.
+ */
+static void unmanaged(const char *why)
+{
+	const char *notify = getenv("PAGER_NOTIFY");
+
+	if (notify && *notify == '1')
+		shim_stop("%s, and this process's memory calls went to it: "
+			  "stopping process %d", why, (int)getpid());
+	shim_say("%s: running unmanaged", why);
+}
+
+static void shim_start(void)
+{
+	const char *sock = getenv("PAGER_SOCKET");
+	const char *group = getenv("PAGER_GROUP");
+	int fd, err;
+
+	if (!sock || !*sock || getenv("PAGER_SHIM_OFF"))
+		return;
+	snprintf(shim.socket, sizeof(shim.socket), "%s", sock);
+	snprintf(shim.group, sizeof(shim.group), "%s", group ? group : "");
+	shim.uffd = shim_fd_high(new_uffd());
+	shim.uffd_id = shim_fd_id(shim.uffd);
+	if (shim.uffd < 0) {
+		shim_say("no userfaultfd here (%s): running unmanaged",
+			 strerror(-shim.uffd));
+		return;
+	}
+	shim.beacon = shim_mmap(4096);
+	shim.stack = shim_mmap(SHIM_STACK);
+	fd = shim_connect();
+	if (fd < 0 || shim.beacon == MAP_FAILED || shim.stack == MAP_FAILED) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "cannot reach the pager daemon at "
+			 "%s (%s)", shim.socket, strerror(fd < 0 ? -fd : ENOMEM));
+		if (fd >= 0)
+			close(fd);
+		close(shim.uffd);
+		shim.uffd = -1;
+		unmanaged(why);
+		return;
+	}
+	shim.agent_fd = fd;
+	shim.agent_id = shim_fd_id(fd);
+	wire_init(&hello_wire, fd);
+	err = call(fd, &hello_wire, &shim.uffd, 1, "hello %d%s%s",
+		   (int)getpid(), shim.group[0] ? " group=" : "", shim.group);
+	if (!err)
+		err = call(fd, &hello_wire, NULL, 0, "exclude %lx %lx",
+			   (unsigned long)(uintptr_t)shim.stack,
+			   (unsigned long)SHIM_STACK);
+	if (!err)
+		dl_iterate_phdr(exclude_agent_data, &err);
+	if (!err)
+		err = call(fd, &hello_wire, NULL, 0, "adopt");
+	if (err) {
+		/* The daemon may have registered ranges already; with our
+		 * copy closed too they go back to the kernel. Nothing was
+		 * evicted: no agent ran to drop a page. */
+		close(fd);
+		close(shim.uffd);
+		shim.uffd = -1;
+		unmanaged("the pager daemon did not take this process");
+		return;
+	}
+	shim.on = true;
+	shim.pid = getpid();
+	pthread_atfork(NULL, NULL, child_after_fork);
+	if (shim_agent_start())
+		shim_say("cannot start the agent thread");
+	shim_take_texts();
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	int saved = errno;
+
+	shim_start();
+	errno = saved;
+}
+
+/* Close @fd if it is still ours (shim_fd_id() @id): the program may have
+ * closed it and reused the number (a launcher does), then it is its. */
+static void close_ours(int fd, unsigned long id)
+{
+	if (shim_fd_is(fd, id))
+		close(fd);
+}
+
+static struct wire sync_wire;
+
+/* The second connection, for requests from program threads; with
+ * shim.sync_lock held. */
+static bool sync_open(void)
+{
+	if (shim.on && shim.pid != getpid())
+		join_as_child();	/* a raw clone's child: see there */
+	if (shim.sync_fd >= 0 && !shim_fd_is(shim.sync_fd, shim.sync_id))
+		shim.sync_fd = -1;	/* the program closed it */
+	if (shim.sync_fd >= 0)
+		return true;
+	shim.sync_fd = shim_connect();
+	if (shim.sync_fd < 0)
+		return false;
+	shim.sync_id = shim_fd_id(shim.sync_fd);
+	wire_init(&sync_wire, shim.sync_fd);
+	if (call(shim.sync_fd, &sync_wire, NULL, 0, "attach %d",
+		 (int)getpid())) {
+		close(shim.sync_fd);
+		shim.sync_fd = -1;
+		return false;
+	}
+	return true;
+}
+
+static void sync_broken(int err)
+{
+	if (err < -1) {
+		close_ours(shim.sync_fd, shim.sync_id);
+		shim.sync_fd = -1;
+	}
+}
+
+/* A request from a program thread, on the second connection. */
+static int sync_request(const char *fmt, unsigned long a, unsigned long b)
+{
+	int err = -EPIPE;
+
+	pthread_mutex_lock(&shim.sync_lock);
+	if (sync_open()) {
+		err = call(shim.sync_fd, &sync_wire, NULL, 0, fmt, a, b);
+		sync_broken(err);
+	}
+	pthread_mutex_unlock(&shim.sync_lock);
+	return err;
+}
+
+/*
+ * For programs that know the pager, found with dlsym(RTLD_DEFAULT,
+ * "pager_phase") (absent when the shim is not loaded): mark the start of
+ * phase @name (letters, digits, _.:+-), as a write to ftrace's
+ * trace_marker would: `phase NAME` in the daemon's --record file, a
+ * tracing_mark_write line in `pager trace`. Returns when the daemon has
+ * it, so the faults before it are recorded before it. The daemon judges
+ * the name. 0, or -1 with errno: ENOTCONN (no daemon), EINVAL (a name
+ * refused), EPIPE.
+ */
+__attribute__((visibility("default"))) int pager_phase(const char *name)
+{
+	int err = -EPIPE;
+
+	if (!shim.on) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	if (!name) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&shim.sync_lock);
+	if (sync_open()) {
+		err = call(shim.sync_fd, &sync_wire, NULL, 0, "phase %s", name);
+		sync_broken(err);
+	}
+	pthread_mutex_unlock(&shim.sync_lock);
+	if (!err)
+		return 0;
+	errno = err == -1 ? EINVAL : EPIPE;
+	return -1;
+}
+
+static bool anon_private(int flags)
+{
+	return (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
+}
+
+/* A mapping of a regular file the daemon can serve from its page cache. */
+static bool file_mapping(int flags, int fd)
+{
+	int type = flags & MAP_TYPE;
+	struct stat st;
+
+	if (!shim.on || !shim.files || fd < 0 ||
+	    (flags & (MAP_ANONYMOUS | MAP_HUGETLB | PGR_MAP_MARKER)))
+		return false;
+	if (type != MAP_PRIVATE && type != MAP_SHARED)
+		return false;
+	return !fstat(fd, &st) && S_ISREG(st.st_mode);
+}
+
+/*
+ * Shared file mappings handed to the daemon, so that munmap and exit can
+ * have it write back first: the kernel's read(2) must see what the
+ * mapping wrote as soon as munmap returns, not when the daemon gets to it.
+ */
+#define SHIM_FMAPS 256
+static struct { uintptr_t start, end; } fmaps[SHIM_FMAPS];
+static unsigned int nr_fmaps;
+static bool fmaps_lost;		/* one did not fit: flush on every munmap */
+
+static void fmap_add(uintptr_t start, size_t len)
+{
+	for (unsigned int k = 0; k < nr_fmaps; k++) {
+		if (fmaps[k].start == fmaps[k].end) {
+			fmaps[k].start = start;
+			fmaps[k].end = start + len;
+			return;
+		}
+	}
+	if (nr_fmaps == SHIM_FMAPS) {
+		fmaps_lost = true;
+		return;
+	}
+	fmaps[nr_fmaps].start = start;
+	fmaps[nr_fmaps++].end = start + len;
+}
+
+/* Does [start, start + len) meet a shared file mapping? Forget those it
+ * covers whole. */
+static bool fmap_hit(uintptr_t start, size_t len, bool forget)
+{
+	bool hit = fmaps_lost;
+
+	for (unsigned int k = 0; k < nr_fmaps; k++) {
+		if (fmaps[k].start >= start + len || fmaps[k].end <= start)
+			continue;
+		hit = true;
+		if (forget && start <= fmaps[k].start &&
+		    fmaps[k].end <= start + len)
+			fmaps[k].start = fmaps[k].end = 0;
+	}
+	return hit;
+}
+
+static void file_reply(const char *line, void *arg)
+{
+	unsigned int *id = arg;
+
+	if (sscanf(line, "file %u %u", &id[0], &id[1]) == 2)
+		id[2] = 1;
+}
+
+/*
+ * The program mapped a regular file at @p: put the daemon's page cache of
+ * it (a memfd) in its place, same protection, offset and sharing, and have
+ * the daemon own it. If anything fails the program keeps the kernel's
+ * mapping: never a mapping nobody serves.
+ */
+int shim_file_memfd(int fd, bool rw, unsigned int *id, unsigned int *gen)
+{
+	unsigned int r[3] = { 0, 0, 0 };
+	int mfd, err;
+
+	if (!sync_open())
+		return -1;
+	err = call_lines(shim.sync_fd, &sync_wire, &fd, 1, file_reply, r,
+			 rw ? "file rw" : "file");
+	mfd = wire_take_fd(&sync_wire);
+	sync_broken(err);
+	if (err || mfd < 0 || !r[2]) {
+		if (mfd >= 0)
+			close(mfd);
+		return -1;
+	}
+	*id = r[0];
+	*gen = r[1];
+	return mfd;
+}
+
+int shim_mapf(void *p, size_t len, unsigned int id, unsigned int gen,
+	      off_t off, bool shared, int prot)
+{
+	char line[160];
+	int err;
+
+	snprintf(line, sizeof(line), "mapf %lx %lx %x %x %llx %x",
+		 (unsigned long)(uintptr_t)p, (unsigned long)len, id, gen,
+		 (unsigned long long)(off / 4096), (shared ? 1 : 0) |
+		 ((prot & PROT_WRITE) ? 2 : 0) | ((prot & PROT_EXEC) ? 4 : 0));
+	err = call(shim.sync_fd, &sync_wire, NULL, 0, "%s", line);
+	sync_broken(err);
+	return err;
+}
+
+static void take_file(void *p, size_t len, int prot, int flags, int fd,
+		      off_t off)
+{
+	/* userfaultfd takes a shared mapping only if it may be written
+	 * (VM_MAYWRITE): one of a read-only file is mapped private, which
+	 * reads the same page cache and can never write it back. */
+	bool rw = (flags & MAP_TYPE) == MAP_SHARED &&
+		  (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR;
+	bool shared = rw;
+	unsigned int id, gen;
+	int mfd, err = -1, mflags;
+	void *q;
+
+	pthread_mutex_lock(&shim.sync_lock);
+	mfd = shim_file_memfd(fd, rw, &id, &gen);
+	if (mfd < 0)
+		goto out;
+	mflags = (flags & ~(MAP_TYPE | MAP_POPULATE | MAP_FIXED_NOREPLACE)) |
+		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED |
+		 PGR_MAP_MARKER;
+	q = (void *)syscall(SYS_mmap, p, len, prot, mflags, mfd, off);
+	close(mfd);
+	if (q != p)
+		goto out;
+	err = shim_mapf(p, len, id, gen, off, shared, prot);
+	if (!err && shared)
+		fmap_add((uintptr_t)p, len);
+out:
+	if (err)	/* the kernel's mapping back, as the program made it */
+		syscall(SYS_mmap, p, len, prot, (flags & ~MAP_FIXED_NOREPLACE) |
+			MAP_FIXED, fd, off);
+	pthread_mutex_unlock(&shim.sync_lock);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	bool adopt = shim.on && anon_private(flags) &&
+		     !(flags & PGR_MAP_MARKER) && len;
+	bool file = !adopt && len && file_mapping(flags, fd);
+	void *p;
+
+	p = (void *)syscall(SYS_mmap, addr, len, prot,
+			    adopt ? flags | PGR_MAP_MARKER : flags, fd, off);
+	if (p != MAP_FAILED && (adopt || file)) {
+		int saved = errno;
+
+		if (adopt)
+			sync_request("map %lx %lx", (unsigned long)(uintptr_t)p,
+				     (unsigned long)len);
+		else
+			take_file(p, len, prot, flags, fd, off);
+		errno = saved;
+	}
+	return p;
+}
+
+int munmap(void *addr, size_t len)
+{
+	if (shim.on && shim.files && len) {
+		int saved = errno;
+
+		pthread_mutex_lock(&shim.sync_lock);
+		bool hit = fmap_hit((uintptr_t)addr, len, true);
+		pthread_mutex_unlock(&shim.sync_lock);
+		if (hit)
+			sync_request("msync %lx %lx",
+				     (unsigned long)(uintptr_t)addr,
+				     (unsigned long)len);
+		errno = saved;
+	}
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+/* At exit, what shared file mappings dirtied goes to the file before the
+ * process is gone (a killed one is written back when the daemon sees it
+ * go, a moment later). */
+__attribute__((destructor)) static void shim_fini(void)
+{
+	int saved = errno;
+
+	if (shim.on && shim.files && (nr_fmaps || fmaps_lost))
+		sync_request("msync %lx %lx", 0UL, ~0UL);
+	errno = saved;
+}
+
+/* Dirty pages of a shared file mapping live in the daemon's page cache:
+ * msync has it write them to the file. */
+int msync(void *addr, size_t len, int flags)
+{
+	int r = (int)syscall(SYS_msync, addr, len, flags);
+
+	if (!r && shim.on && shim.files) {
+		int saved = errno;
+
+		sync_request("msync %lx %lx", (unsigned long)(uintptr_t)addr,
+			     (unsigned long)len);
+		errno = saved;
+	}
+	return r;
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+	__attribute__((alias("mmap")));
+
+/*
+ * Join the daemon as a fork child, on a connection and with an agent of
+ * its own: the parent's connections and userfaultfd copy are inherited
+ * and not ours. Run by the atfork handler, or at the child's first
+ * request when it was made by a raw clone(2) that runs no handler
+ * (Chrome's zygote forks its children so): until then it holds its
+ * parent's connections, which it must not use.
+ */
+static void join_as_child(void)
+{
+	struct wire *w = &hello_wire;
+	int fd;
+
+	shim.on = false;
+	close_ours(shim.agent_fd, shim.agent_id);
+	close_ours(shim.sync_fd, shim.sync_id);
+	close_ours(shim.uffd, shim.uffd_id);
+	shim.agent_fd = shim.sync_fd = shim.uffd = -1;
+	shim.pid = getpid();
+	/* The beacon: a fault the daemon sees with our thread id. */
+	(void)*(volatile char *)shim.beacon;
+	fd = shim_connect();
+	if (fd < 0) {
+		shim_say("the child %d cannot reach the pager daemon: stopping",
+			 (int)getpid());
+		_exit(127);
+	}
+	shim.agent_fd = fd;
+	shim.agent_id = shim_fd_id(fd);
+	wire_init(w, fd);
+	if (call(fd, w, NULL, 0, "hello %d child", (int)getpid())) {
+		shim_say("the daemon did not take the child %d: stopping",
+			 (int)getpid());
+		_exit(127);
+	}
+	shim.uffd = shim_fd_high(wire_take_fd(w));
+	shim.uffd_id = shim_fd_id(shim.uffd);
+	/* Empty again, for our own children. */
+	syscall(SYS_madvise, shim.beacon, 4096, MADV_DONTNEED);
+	shim.on = true;
+	shim_agent_start();
+}
+
+static void child_after_fork(void)
+{
+	int saved = errno;
+
+	if (!shim.on)
+		return;
+	pthread_mutex_init(&shim.sync_lock, NULL);
+	join_as_child();
+	errno = saved;
+}

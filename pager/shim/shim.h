@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.h - state of the preload shim, shared by its two files. The shim
+ * lives inside programs whose memory the pager manages, so everything its
+ * agent thread touches is static, in the shim's own (excluded) data, or
+ * on a stack the pager never adopts.
+ */
+#ifndef PGR_SHIM_H
+#define PGR_SHIM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../lib/wire.h"
+
+#define SHIM_STACK	(256 * 1024)
+
+struct shim {
+	bool on;		/* connected to a daemon */
+	pid_t pid;		/* the process that connected */
+	bool files;		/* its userfaultfd can serve file pages */
+	int uffd;		/* our own copy: faults wait if the daemon dies */
+	int agent_fd;		/* hello connection: the agent's channel */
+	int sync_fd;		/* requests from program threads, -1 until used */
+	unsigned long uffd_id;	/* what each of the three is (shim_fd_id()): */
+	unsigned long agent_id;	/* still ours, or closed by the program and */
+	unsigned long sync_id;	/* the number reused? */
+	pthread_mutex_t sync_lock;
+	char *beacon;		/* a page kept empty: a fork child's first
+				 * fault on it tells the daemon its pid */
+	char *stack;		/* the agent's stack */
+	char socket[108];
+	char group[64];
+};
+
+extern struct shim shim;
+
+/* shim.c: requests on the program threads' connection, with
+ * shim.sync_lock held */
+/* The daemon's page cache of the regular file @fd: a memfd descriptor to
+ * map (read-write if @rw) and the inode's id and generation; -1 if not. */
+int shim_file_memfd(int fd, bool rw, unsigned int *id, unsigned int *gen);
+/* The memfd of inode @id is mapped at @p: the daemon takes it (0). */
+int shim_mapf(void *p, size_t len, unsigned int id, unsigned int gen,
+	      off_t off, bool shared, int prot);
+struct dl_phdr_info;
+/* Does the agent run in this object (the shim, libc, the loader)? */
+bool shim_agent_runs_in(const struct dl_phdr_info *info);
+
+/* The shim's one function for programs (they find it with dlsym): mark
+ * the start of phase @name in the daemon's record and trace. 0 or -1. */
+int pager_phase(const char *name);
+
+/* shim-text.c */
+/* Put the never-written segments of the loaded objects (the program's
+ * text and its libraries') in the daemon's page cache. */
+void shim_take_texts(void);
+
+/* shim-agent.c */
+/* Start the agent thread on shim.stack. Return 0 or -errno. */
+int shim_agent_start(void);
+
+/* A new connection to the daemon (close-on-exec, a high number), or
+ * -errno. */
+int shim_connect(void);
+/* What @fd is (its device, inode and type), 0 if no descriptor. */
+unsigned long shim_fd_id(int fd);
+/* Is @fd still what shim_fd_id() said? A program may close every
+ * descriptor (a launcher between fork and exec) and open others. */
+bool shim_fd_is(int fd, unsigned long id);
+/* @fd moved out of the way of the program's own descriptors (it gets the
+ * lowest free numbers): a high number, close-on-exec. */
+int shim_fd_high(int fd);
+/* Raw mmap with the marker flag: not notified, not adopted if excluded. */
+void *shim_mmap(size_t len);
+/* Print "pager: MESSAGE" on stderr with write(2) alone. */
+void shim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Say it, then end the process with SIGKILL (status 137). */
+void shim_stop(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+#endif /* PGR_SHIM_H */
