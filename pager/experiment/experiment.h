@@ -6,6 +6,7 @@
 #ifndef PGR_EXPERIMENT_H
 #define PGR_EXPERIMENT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,7 +70,7 @@ int exp_parse_stream(FILE *f, const char *path, struct experiment *e,
 		     char *err, size_t len);
 void exp_release(struct experiment *e);
 
-/* experiment-disk.c: a block-I/O cgroup (v2 io.max, or v1's
+/* disk.c: a block-I/O cgroup (v2 io.max, or v1's
  * blkio.throttle.*) holding @d's limits for the whole disks under each of
  * @paths; @g->what says which ("cgroup v1 blkio.throttle on 254:0"). On
  * error, the reason in @err and -1. */
@@ -98,7 +99,7 @@ struct exp_run {
 	size_t nr, cap;
 };
 
-/* experiment-report.c: the comparison table (stdout and OUT/table.txt),
+/* report.c: the comparison table (stdout and OUT/table.txt),
  * OUT/results.csv if @write_results, the plot; @runs[config][repeat]. */
 void exp_report(const struct experiment *e, const char *out,
 		const char *disk_what, struct exp_run **runs, int repeat,
@@ -127,5 +128,34 @@ void exp_match_line(const struct experiment *e, const char *line,
 /* Add @run's ratios that it does not have yet and whose operands it has
  * (a divisor of 0 gives none). */
 void exp_add_ratios(const struct experiment *e, struct exp_run *run);
+
+/* run.c: running an experiment, for `pager experiment`. */
+struct exp_runner {
+	const struct experiment *e;
+	char self[PATH_MAX];	/* this pager: runs its daemon and run */
+	char out[1024];		/* results directory */
+	char work[1024];	/* the workload's working directory */
+	bool work_temp;		/* made for the experiment: removed after */
+	struct exp_disk_group disk;	/* dir "": no `disk` line */
+};
+/* Find this pager, make the results directory (@out, or results/NAME of
+ * @file) and the working one, and take ^C and SIGTERM from here on (they
+ * stop the run under way and skip the rest): 0, or -1 with a warning. */
+int exp_runner_init(struct exp_runner *x, const struct experiment *e,
+		    const char *file, const char *out);
+/* Every configuration's settings, as its daemon takes them (2: one is
+ * refused, said at its line of @file), then the disk line (1: refused). */
+int exp_runner_check(struct exp_runner *x, const char *file);
+/* --check: what would run; 0. */
+int exp_print_plan(const struct exp_runner *x, const char *file);
+/* Run every configuration, repeat by repeat, and report; the number of
+ * failed runs. */
+int exp_run_all(const struct exp_runner *x, const char *file);
+/* Has ^C or SIGTERM come since exp_runner_init()? */
+bool exp_interrupted(void);
+/* Remove the disk group and a working directory made for the runs. */
+void exp_runner_release(struct exp_runner *x);
+/* --report DIR: the runs of DIR/results.csv reported again; 0, or 1. */
+int exp_report_again(const struct experiment *e, const char *dir);
 
 #endif /* PGR_EXPERIMENT_H */
