@@ -77,7 +77,6 @@ static void on_uffd(uv_poll_t *h, int status, int events)
 	if (!c->used)
 		return;
 	pgr_uffd_ready(p, c);
-	pgr_background(p);
 }
 
 static void on_pidfd(uv_poll_t *h, int status, int events)
@@ -204,8 +203,6 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 		p->oom_victim = 0;
 	/* Memory was freed: faults that waited for it may go on. */
 	pgr_retry_deferred(p, NULL);
-	if (p->o.private_mode && p->detached && !pgr_nr_clients(p))
-		pgr_stop(p);
 }
 
 unsigned int pgr_nr_clients(const struct pgr *p)

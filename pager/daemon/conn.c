@@ -114,7 +114,6 @@ static void on_reap(uv_timer_t *t)
 		else
 			pp = &(*pp)->next;
 	}
-	pgr_background(p);
 }
 
 /*
@@ -314,7 +313,6 @@ static void on_conn(uv_poll_t *h, int status, int events)
 		pgr_ctl_command(p, c, line);
 	if (n <= 0 && !c->closing)
 		conn_close(c);
-	pgr_background(p);
 }
 
 struct conn *pgr_conn_open(struct pgr *p, int fd, pid_t peer)

@@ -481,7 +481,6 @@ static void cmd_set(struct req *r)
 		pgr_rec_set(r->p, r->argv[i], eq + 1);
 		*eq = '=';
 	}
-	pgr_background(r->p);
 	reply(r, "ok");
 }
 
@@ -834,8 +833,6 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 	else if (!strcmp(cmd, "detach")) {
 		p->detached = true;
 		reply(&r, "ok");
-		if (p->o.private_mode && !pgr_nr_clients(p))
-			pgr_stop(p);
 	} else if (!strcmp(cmd, "shutdown")) {
 		reply(&r, "ok");
 		pgr_stop(p);

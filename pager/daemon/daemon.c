@@ -7,10 +7,11 @@
  *           confines itself (confine.c)
  *   loop:   uffd readable   -> fault.c
  *           socket readable -> conn.c / ctl.c
- *           ring eventfd    -> swap.c (completions)
+ *           ring eventfd    -> ring.c (completions, to their owners)
  *           pidfd readable  -> client.c (exit)
  *           seccomp notify  -> notify.c
- *           after each:     kswapd if woken, agent requests sent
+ *           before it waits: kswapd if woken, agent requests sent,
+ *                           I/O submitted (before_wait())
  *   tick:   rescans, probes of fork children that never told their pid,
  *           retries of faults waiting for memory
  */
@@ -27,20 +28,63 @@
 #include "pgr.h"
 #include "../lib/util.h"
 
-/* kswapd runs between batches: a pass frees what the previous one
- * started (armed, written), so while that is in flight it waits. */
-void pgr_background(struct pgr *p)
+/*
+ * Before the loop waits, after whatever woke it: kswapd if the policy
+ * woke it, the agents' batches and memory.reclaim's next pass, a private
+ * daemon's end once its last client has gone, then the I/O all that
+ * queued, and the trace lines. kswapd runs between batches: a pass frees
+ * what the previous one started (armed, written), so while that is in
+ * flight it waits.
+ */
+static void before_wait(uv_prepare_t *h)
 {
-	if (p->stopping)
-		return;
-	if (pol_kswapd_wanted(p->pol) && !pgr_in_flight(p)) {
-		pol_kswapd(p->pol);
-		pol_kswapd_sleep(p->pol, false);
+	struct pgr *p = h->data;
+
+	if (!p->stopping) {
+		if (pol_kswapd_wanted(p->pol) && !pgr_in_flight(p)) {
+			pol_kswapd(p->pol);
+			pol_kswapd_sleep(p->pol, false);
+		}
+		pgr_flush_asks(p);
+		if (p->reclaims)
+			pgr_reclaim_step(p);
+		if (p->o.private_mode && p->detached && !pgr_nr_clients(p))
+			pgr_stop(p);
 	}
-	pgr_flush_asks(p);
-	if (p->reclaims)
-		pgr_reclaim_step(p);
+	pgr_ring_submit(p);
+	pgr_trace_flush(p);
 }
+
+/* What the ring's completions go to (ring.h). */
+static void swapin_done(struct pgr *p, uint64_t page, int res)
+{
+	pgr_swapin_done(p, (uint32_t)page, res);
+}
+
+static void writeout_done(struct pgr *p, uint64_t page, int res)
+{
+	pgr_writeout_done(p, (uint32_t)page, res);
+}
+
+static void file_read_done(struct pgr *p, uint64_t rec, int res)
+{
+	pgr_file_read_done(p, (void *)(uintptr_t)rec, res);
+}
+
+/* Pages may have been freed, or can be now: waiting faults retry. */
+static void after_reap(struct pgr *p)
+{
+	pgr_retry_deferred(p, NULL);
+}
+
+static const struct pgr_ring_ops ring_ops = {
+	.done = {
+		[PGR_IO_SWAP_READ] = swapin_done,
+		[PGR_IO_SWAP_WRITE] = writeout_done,
+		[PGR_IO_FILE_READ] = file_read_done,
+	},
+	.after = after_reap,
+};
 
 void pgr_stop(struct pgr *p)
 {
@@ -75,7 +119,6 @@ static void on_tick(uv_timer_t *t)
 		pgr_bufs_trim(p);	/* what was idle for a second */
 	if (p->nr_deferred)
 		pgr_retry_deferred(p, NULL);
-	pgr_background(p);
 }
 
 /* Private mode: the launcher is gone (killed?): nobody will detach us. */
@@ -174,6 +217,7 @@ static void teardown(struct pgr *p)
 	uv_close((uv_handle_t *)&p->soon, NULL);
 	uv_close((uv_handle_t *)&p->retry, NULL);
 	uv_close((uv_handle_t *)&p->reap, NULL);
+	uv_close((uv_handle_t *)&p->before_wait, NULL);
 	uv_close((uv_handle_t *)&p->sigterm, NULL);
 	uv_close((uv_handle_t *)&p->sigint, NULL);
 	if (p->launcher_pidfd > 0) {
@@ -217,6 +261,9 @@ struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 	uv_timer_init(p->loop, &p->retry);
 	uv_timer_init(p->loop, &p->reap);
 	p->tick.data = p->soon.data = p->retry.data = p->reap.data = p;
+	uv_prepare_init(p->loop, &p->before_wait);
+	p->before_wait.data = p;
+	uv_prepare_start(&p->before_wait, before_wait);
 	uv_signal_init(p->loop, &p->sigterm);
 	uv_signal_init(p->loop, &p->sigint);
 	p->sigterm.data = p->sigint.data = p;
@@ -224,7 +271,7 @@ struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 	if (!err)
 		err = pgr_swap_open(p);
 	if (!err)
-		err = pgr_ring_open(p);
+		err = pgr_ring_open(p, &ring_ops);
 	if (!err && o->socket_path)
 		err = pgr_listen(p);
 	if (!err && o->record) {

@@ -260,8 +260,9 @@ static int start_read(struct pgr *p, struct client *c, uint32_t ino,
 	 * time). If it fails, the pinning tries again and reports. */
 	fallocate(fi->memfd, FALLOC_FL_KEEP_SIZE, (off_t)(first * PGR_PAGE),
 		  (off_t)len);
-	if (pgr_file_io(p, fi->fd, fi->map + first * PGR_PAGE, len,
-			(off_t)(first * PGR_PAGE), rec)) {
+	if (pgr_ring_queue(p, fi->fd, fi->map + first * PGR_PAGE, len,
+			   (off_t)(first * PGR_PAGE), false, PGR_IO_FILE_READ,
+			   (uintptr_t)rec)) {
 		free(rec);
 		return -EBUSY;
 	}

@@ -50,7 +50,6 @@ static pid_t tgid_of(pid_t tid)
 static void on_soon(uv_timer_t *t)
 {
 	pgr_rescan(t->data);
-	pgr_background(t->data);
 }
 
 static void closed(uv_handle_t *h)

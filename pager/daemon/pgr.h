@@ -46,6 +46,7 @@
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
 #include "../lib/wire.h"
+#include "ring.h"
 
 #define PGR_PAGE	4096
 #define PGR_NONE	UINT32_MAX
@@ -292,10 +293,11 @@ struct pgr {
 	uint64_t swap_used;
 
 	/* io_uring */
-	void *ring;			/* struct io_uring */
+	void *ring;			/* struct io_uring (ring.c) */
+	const struct pgr_ring_ops *ring_ops;
 	int ring_efd;
 	uv_poll_t ring_poll;
-	uv_prepare_t ring_submit;	/* queued I/O goes before the loop waits */
+	uv_prepare_t before_wait;	/* background work, queued I/O sent */
 	unsigned int inflight;		/* reads and writes */
 	unsigned int writes;		/* of those, write-outs */
 
@@ -362,8 +364,6 @@ int pgr_daemon_check(const struct pgr_opts *o);
 struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop);
 void pgr_daemon_free(struct pgr *p);
 void pgr_stop(struct pgr *p);
-/* Run kswapd if the policy woke it, then send the agents' batches. */
-void pgr_background(struct pgr *p);
 
 /* client.c */
 struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd);
@@ -520,18 +520,6 @@ bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf);
 /* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
  * submitted before the loop next waits. */
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
-/* Queue a read of @len bytes at @off of @fd into @buf; @rec (8-byte
- * aligned) goes to pgr_file_read_done() with the result. */
-int pgr_file_io(struct pgr *p, int fd, void *buf, size_t len, off_t off,
-		void *rec);
-int pgr_ring_open(struct pgr *p);
-/* Submit the I/O queued so far (else it goes before the loop waits). */
-void pgr_ring_submit(struct pgr *p);
-/* Are completions waiting to be reaped? */
-bool pgr_ring_completed(struct pgr *p);
-/* Hand every completion to its owner. */
-void pgr_ring_reap(struct pgr *p);
-void pgr_ring_close(struct pgr *p);
 
 /* notify.c */
 int pgr_notify_start(struct pgr *p, int fd);

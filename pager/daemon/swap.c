@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * swap.c - the swap device: a file read and written with O_DIRECT (so the
- * kernel's page cache does not hide the I/O) through io_uring, and its
- * slots.
+ * kernel's page cache does not hide the I/O) through the ring (ring.c),
+ * and its slots.
  *
  * Each slot has a record: how many references it has (region slots that
  * point at it, plus the swap cache: a resident page still holding a copy),
@@ -12,21 +12,19 @@
  * ends the client instead of handing it someone else's data. A slot is
  * free when its references reach zero.
  *
- * I/O completions arrive on the ring; an eventfd registered with the ring
- * wakes the libuv loop, which reaps them and hands each to its owner:
- * swap-ins to the fault path, write-outs to the backend.
+ * The completions go to their owners: swap-ins to the fault path,
+ * write-outs to the backend (the handlers daemon.c gives the ring).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "../lib/log.h"
 #include "pgr.h"
 #include "../lib/util.h"
+#include "ring.h"
 
 #define RING_ENTRIES	256
 #define CQ_ENTRIES	8192
@@ -133,169 +131,20 @@ bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf)
 	return page_sum(buf) == p->swap[slot].sum;
 }
 
-/* ---- io_uring --------------------------------------------------------- */
-
 /* What a completion is for: the low two bits of its user data; the rest
  * is the page (swap) or the record (file read, 8-byte aligned). */
 enum { IO_SWAP_READ = 0, IO_SWAP_WRITE = 1, IO_FILE_READ = 2 };
 
-static struct io_uring *ring(struct pgr *p)
-{
-	return p->ring;
-}
-
-/* Hand every completion to its owner. Completions beyond the ring's
- * size wait in the kernel's overflow list until io_uring_get_events()
- * moves them in. */
-void pgr_ring_reap(struct pgr *p)
-{
-	struct io_uring_cqe *cqe;
-	unsigned int head, n;
-	eventfd_t v;
-
-	eventfd_read(p->ring_efd, &v);
-	do {
-		n = 0;
-		io_uring_for_each_cqe(ring(p), head, cqe) {
-			uint64_t tag = (uint64_t)(uintptr_t)
-				       io_uring_cqe_get_data(cqe);
-			uint32_t page = (uint32_t)(tag >> 2);
-
-			n++;
-			p->inflight--;
-			switch (tag & 3) {
-			case IO_SWAP_WRITE:
-				p->writes--;
-				pgr_writeout_done(p, page, cqe->res);
-				break;
-			case IO_SWAP_READ:
-				pgr_swapin_done(p, page, cqe->res);
-				break;
-			default:
-				pgr_file_read_done(p, (void *)(uintptr_t)
-						   (tag & ~(uint64_t)3),
-						   cqe->res);
-			}
-		}
-		io_uring_cq_advance(ring(p), n);
-		if (io_uring_cq_has_overflow(ring(p)))
-			io_uring_get_events(ring(p));
-	} while (n);
-	/* Pages may have been freed, or can be now: waiting faults retry. */
-	pgr_retry_deferred(p, NULL);
-	pgr_background(p);
-}
-
-static void reap(uv_poll_t *h, int status, int events)
-{
-	pgr_ring_reap(h->data);
-}
-
-/* Before the loop waits: submit what this round queued, in one system
- * call (and, on a VM, one doorbell), so the block layer can merge it. */
-void pgr_ring_submit(struct pgr *p)
-{
-	if (p->ring && io_uring_sq_ready(ring(p)))
-		io_uring_submit(ring(p));
-}
-
-bool pgr_ring_completed(struct pgr *p)
-{
-	return p->ring && io_uring_cq_ready(ring(p));
-}
-
-static void submit(uv_prepare_t *h)
-{
-	pgr_ring_submit(h->data);
-	pgr_trace_flush(h->data);
-}
-
-int pgr_ring_open(struct pgr *p)
-{
-	struct io_uring *r = pgr_xcalloc(1, sizeof(*r));
-	int err;
-
-	struct io_uring_params params = {
-		.flags = IORING_SETUP_CQSIZE, .cq_entries = CQ_ENTRIES,
-	};
-
-	err = io_uring_queue_init_params(RING_ENTRIES, r, &params);
-	if (err) {
-		pgr_err("cannot set up io_uring: %s", strerror(-err));
-		free(r);
-		return err;
-	}
-	p->ring_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->ring_efd < 0 || io_uring_register_eventfd(r, p->ring_efd)) {
-		err = -errno;
-		pgr_err("cannot register the ring's eventfd: %s",
-			strerror(errno));
-		io_uring_queue_exit(r);
-		free(r);
-		return err;
-	}
-	p->ring = r;
-	uv_poll_init(p->loop, &p->ring_poll, p->ring_efd);
-	p->ring_poll.data = p;
-	uv_poll_start(&p->ring_poll, UV_READABLE, reap);
-	uv_prepare_init(p->loop, &p->ring_submit);
-	p->ring_submit.data = p;
-	uv_prepare_start(&p->ring_submit, submit);
-	return 0;
-}
-
-void pgr_ring_close(struct pgr *p)
-{
-	if (!p->ring)
-		return;
-	uv_poll_stop(&p->ring_poll);
-	uv_close((uv_handle_t *)&p->ring_poll, NULL);
-	uv_close((uv_handle_t *)&p->ring_submit, NULL);
-	io_uring_queue_exit(ring(p));
-	close(p->ring_efd);
-	free(p->ring);
-	p->ring = NULL;
-}
-
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring(p));
 	char *buf = pgr_buf(p, p->pages[page].buf);
-	off_t off = (off_t)slot * PGR_PAGE;
+	int err;
 
-	if (!sqe) {
-		/* Full: submit what is queued and try once more. */
-		io_uring_submit(ring(p));
-		sqe = io_uring_get_sqe(ring(p));
-		if (!sqe)
-			return -EBUSY;
-	}
-	if (write) {
+	err = pgr_ring_queue(p, p->swap_fd, buf, PGR_PAGE,
+			     (off_t)slot * PGR_PAGE, write,
+			     write ? PGR_IO_SWAP_WRITE : PGR_IO_SWAP_READ,
+			     page);
+	if (!err && write)
 		p->swap[slot].sum = page_sum(buf);
-		io_uring_prep_write(sqe, p->swap_fd, buf, PGR_PAGE, off);
-	} else {
-		io_uring_prep_read(sqe, p->swap_fd, buf, PGR_PAGE, off);
-	}
-	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)((uint64_t)page << 2 |
-		(write ? IO_SWAP_WRITE : IO_SWAP_READ)));
-	p->inflight++;
-	p->writes += write;
-	return 0;
-}
-
-int pgr_file_io(struct pgr *p, int fd, void *buf, size_t len, off_t off,
-		void *rec)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring(p));
-
-	if (!sqe) {
-		io_uring_submit(ring(p));
-		sqe = io_uring_get_sqe(ring(p));
-		if (!sqe)
-			return -EBUSY;
-	}
-	io_uring_prep_read(sqe, fd, buf, (unsigned int)len, (uint64_t)off);
-	io_uring_sqe_set_data(sqe, (void *)((uintptr_t)rec | IO_FILE_READ));
-	p->inflight++;
-	return 0;
+	return err;
 }

@@ -57,7 +57,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			off++;
 		}
 		uv_run(&loop, UV_RUN_NOWAIT);
-		pgr_background(p);
 		drain(sv[1]);
 	}
 	close(sv[1]);

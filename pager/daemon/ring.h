@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.h - the daemon's io_uring (ring.c): I/O queued, submitted before
+ * the loop waits, completions handed to the handler of their kind.
+ */
+#ifndef PGR_RING_H
+#define PGR_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pgr;
+
+enum pgr_io_kind {
+	PGR_IO_SWAP_READ,	/* arg: the page whose buffer is read into */
+	PGR_IO_SWAP_WRITE,	/* arg: the page written out */
+	PGR_IO_FILE_READ,	/* arg: the reader's record, 8-byte aligned */
+	PGR_IO_KINDS
+};
+
+/* What the ring calls: a completion's handler by its kind (@res is the
+ * CQE's: bytes, or -errno), then after() once a reap has handed on all it
+ * found. */
+struct pgr_ring_ops {
+	void (*done[PGR_IO_KINDS])(struct pgr *p, uint64_t arg, int res);
+	void (*after)(struct pgr *p);
+};
+
+int pgr_ring_open(struct pgr *p, const struct pgr_ring_ops *ops);
+void pgr_ring_close(struct pgr *p);
+/* Queue a read (or write) of @len bytes at @off of @fd to (from) @buf;
+ * submitted before the loop next waits. 0, or -EBUSY (the ring is full
+ * even after a submit). */
+int pgr_ring_queue(struct pgr *p, int fd, void *buf, size_t len, off_t off,
+		   bool write, enum pgr_io_kind kind, uint64_t arg);
+/* Submit the I/O queued so far. */
+void pgr_ring_submit(struct pgr *p);
+/* Are completions waiting to be reaped? */
+bool pgr_ring_completed(struct pgr *p);
+/* Hand every completion to its handler, then call after(). */
+void pgr_ring_reap(struct pgr *p);
+
+#endif /* PGR_RING_H */
