@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../pager/daemon/pgr.h"
+#include "../pager/daemon/confine.h"
 #include "tap.h"
 
 /* The line of /proc/self/status that starts with @key. */

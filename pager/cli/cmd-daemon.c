@@ -14,7 +14,7 @@
 #include "../lib/client-conn.h"
 #include "cmd.h"
 #include "../lib/log.h"
-#include "../daemon/pgr.h"
+#include "../daemon/daemon.h"
 #include "../lib/util.h"
 
 #define MIN_BUDGET	(4ULL << 20)

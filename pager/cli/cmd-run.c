@@ -28,7 +28,7 @@
 #include "cmd.h"
 #include "../lib/compat.h"
 #include "../lib/log.h"
-#include "../daemon/pgr.h"
+#include "../daemon/daemon.h"
 #include "../lib/util.h"
 
 static const char usage[] =

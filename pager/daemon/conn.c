@@ -22,8 +22,14 @@
 #include <unistd.h>
 
 #include "../lib/log.h"
-#include "pgr.h"
 #include "../lib/util.h"
+#include "../lib/wire.h"
+#include "pgr.h"
+#include "client.h"
+#include "conn.h"
+#include "ctl.h"
+#include "proactive.h"
+#include "tracing.h"
 
 /* A message not yet sent whole: the peer reads slower than we write. */
 struct outmsg {

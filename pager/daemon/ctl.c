@@ -14,8 +14,23 @@
 #include <unistd.h>
 
 #include "../lib/log.h"
-#include "pgr.h"
+#include "../lib/phase.h"
 #include "../lib/util.h"
+#include "pgr.h"
+#include "arm.h"
+#include "client.h"
+#include "conn.h"
+#include "ctl.h"
+#include "daemon.h"
+#include "fault.h"
+#include "file-map.h"
+#include "file.h"
+#include "knobs.h"
+#include "notify.h"
+#include "proactive.h"
+#include "record.h"
+#include "region.h"
+#include "tracing.h"
 
 #define MAX_ARGS 64
 

@@ -25,8 +25,25 @@
 #include <unistd.h>
 
 #include "../lib/log.h"
-#include "pgr.h"
 #include "../lib/util.h"
+#include "pgr.h"
+#include "arm.h"
+#include "backend.h"
+#include "client.h"
+#include "confine.h"
+#include "conn.h"
+#include "daemon.h"
+#include "fault.h"
+#include "file-fault.h"
+#include "file.h"
+#include "knobs.h"
+#include "notify.h"
+#include "page.h"
+#include "proactive.h"
+#include "record.h"
+#include "ring.h"
+#include "swap.h"
+#include "tracing.h"
 
 /*
  * Before the loop waits, after whatever woke it: kswapd if the policy

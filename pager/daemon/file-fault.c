@@ -30,9 +30,16 @@
 
 #include "../lib/compat.h"
 #include "../lib/log.h"
-#include "pgr.h"
 #include "../lib/util.h"
+#include "pgr.h"
+#include "fault.h"
+#include "file-fault.h"
 #include "file.h"
+#include "oom.h"
+#include "record.h"
+#include "region.h"
+#include "ring.h"
+#include "uffd.h"
 
 #define MMAP_LOTSAMISS	100	/* mm/filemap.c: read-around off above */
 
@@ -85,7 +92,7 @@ static enum pgr_served cow(struct pgr *p, struct client *c, uint32_t rid,
 {
 	struct region *r = &p->regions[rid];
 	struct finode *fi = F(p, r->inode);
-	uint64_t pg = r->pgoff + off, addr = slot_addr(r, off);
+	uint64_t pg = r->pgoff + off, addr = region_addr(r, off);
 	struct pol_add how = { .anon = true, .dirty = true, .inode = POL_NONE };
 	enum pgr_served s;
 	uint32_t a;
@@ -152,15 +159,15 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 		/* do_fault_around(): the aligned window holding the fault. */
 		uint32_t wlo = off - (off % win), whi = wlo + win;
 
-		if (whi > npages(r))
-			whi = npages(r);
+		if (whi > region_pages(r))
+			whi = region_pages(r);
 		while (lo > wlo && around_ok(p, r, fi, lo - 1, wp))
 			lo--;
 		while (hi < whi && around_ok(p, r, fi, hi, wp))
 			hi++;
 	}
 	cont = (struct uffdio_continue){
-		.range = { slot_addr(r, lo), (uint64_t)(hi - lo) * PGR_PAGE },
+		.range = { region_addr(r, lo), (uint64_t)(hi - lo) * PGR_PAGE },
 		.mode = wp ? UFFDIO_CONTINUE_MODE_WP : 0,
 	};
 	if (ioctl(c->uffd, UFFDIO_CONTINUE, &cont)) {
@@ -172,7 +179,7 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 			/* Part of the window was mapped already, or it
 			 * crosses a VMA boundary (ENOENT: a mprotect split
 			 * the mapping): the faulting page alone. */
-			cont.range = (struct uffdio_range){ slot_addr(r, off),
+			cont.range = (struct uffdio_range){ region_addr(r, off),
 							     PGR_PAGE };
 			lo = off;
 			hi = off + 1;
@@ -184,7 +191,7 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 			/* Not in the memfd after all (the program punched it
 			 * with MADV_REMOVE): read it again. */
 			pgr_dbg("continue at 0x%llx in %d: %s",
-				(unsigned long long)slot_addr(r, off), c->pid,
+				(unsigned long long)region_addr(r, off), c->pid,
 				strerror(err));
 			pgr_file_drop_page(p, fi, pg);
 			return file_miss(p, c, rid, off, write);
@@ -194,10 +201,10 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 			 * (unmapped, moved, exec'd): its event is on the way.
 			 * Let the thread fault again on what is there now. */
 			pgr_dbg("continue at 0x%llx in %d: %s",
-				(unsigned long long)slot_addr(r, off), c->pid,
+				(unsigned long long)region_addr(r, off), c->pid,
 				strerror(err));
-			pgr_wake(p, c, slot_addr(r, off),
-				 slot_addr(r, off) + PGR_PAGE);
+			pgr_wake(p, c, region_addr(r, off),
+				 region_addr(r, off) + PGR_PAGE);
 			return PGR_SERVED;
 		}
 	}
@@ -205,9 +212,9 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 	for (uint32_t o = lo; o < hi; o++)
 		r->slot[o] |= SL_FMAPPED;
 	if (off > lo)	/* mapped around the fault: young, as touched */
-		pgr_rec_access(p, c, slot_addr(r, lo), off - lo, false);
+		pgr_rec_access(p, c, region_addr(r, lo), off - lo, false);
 	if (hi > off + 1)
-		pgr_rec_access(p, c, slot_addr(r, off + 1), hi - off - 1, false);
+		pgr_rec_access(p, c, region_addr(r, off + 1), hi - off - 1, false);
 	if (d->flags & DP_FRESH) {
 		/* Read ahead, touched for the first time: a hit, not a
 		 * reference seen by the scanner's emulation. */
@@ -404,7 +411,7 @@ static enum pgr_served file_miss(struct pgr *p, struct client *c,
 			mark = last - ra / 4 > pg ? last - ra / 4 : UINT64_MAX;
 		}
 	}
-	if (start_read(p, c, ino, first, n, pages, slot_addr(r, off), write,
+	if (start_read(p, c, ino, first, n, pages, region_addr(r, off), write,
 		       pg, mark)) {
 		for (uint32_t k = 0; k < n; k++)
 			pol_page_free(p->pol, pages[k]);
@@ -421,7 +428,7 @@ enum pgr_served pgr_file_fault(struct pgr *p, struct client *c, uint32_t rid,
 	struct region *r = &p->regions[rid];
 	struct finode *fi = F(p, r->inode);
 	uint64_t pg = r->pgoff + off, v = r->slot[off];
-	uint64_t addr = slot_addr(r, off);
+	uint64_t addr = region_addr(r, off);
 	uint32_t i;
 
 	if (v & SL_ARMING)
@@ -469,8 +476,8 @@ static void wake_mappers(struct pgr *p, uint32_t ino, uint64_t first,
 	for (size_t k = 0; k < fi->nr_mappers; k++) {
 		struct region *r = &p->regions[fi->mappers[k]];
 		uint64_t lo = first > r->pgoff ? first : r->pgoff;
-		uint64_t hi = first + n < r->pgoff + npages(r) ?
-			      first + n : r->pgoff + npages(r);
+		uint64_t hi = first + n < r->pgoff + region_pages(r) ?
+			      first + n : r->pgoff + region_pages(r);
 
 		if (lo < hi)
 			pgr_wake(p, &p->clients[r->client],

@@ -40,8 +40,9 @@
 
 #include "../lib/compat.h"
 #include "../lib/log.h"
-#include "pgr.h"
 #include "../lib/util.h"
+#include "pgr.h"
+#include "arm.h"
 #include "file.h"
 
 #define FILES_MAX	65536	/* descriptors; the knob limits live ones */
@@ -49,7 +50,7 @@
 /* Does region @rid map file page @pg? Then its slot index is *off. */
 static bool covers(const struct region *r, uint64_t pg, uint32_t *off)
 {
-	if (pg < r->pgoff || pg >= r->pgoff + npages(r))
+	if (pg < r->pgoff || pg >= r->pgoff + region_pages(r))
 		return false;
 	*off = (uint32_t)(pg - r->pgoff);
 	return true;
@@ -395,24 +396,6 @@ int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw)
 	return open(path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 }
 
-void pgr_file_hand(struct pgr *p, struct client *c, uint32_t ino)
-{
-	pgr_file_unhand(p, c);
-	pol_inode_get(p->pol, ino);
-	c->handed = ino + 1;
-	c->handed_gen = F(p, ino)->gen;
-}
-
-void pgr_file_unhand(struct pgr *p, struct client *c)
-{
-	if (!c->handed)
-		return;
-	if (F(p, c->handed - 1)->used && F(p, c->handed - 1)->gen ==
-	    c->handed_gen)
-		pol_inode_put(p->pol, c->handed - 1);
-	c->handed = 0;
-}
-
 void pgr_file_add_mapper(struct pgr *p, uint32_t rid)
 {
 	struct finode *fi = F(p, p->regions[rid].inode);
@@ -449,50 +432,6 @@ void pgr_file_unmap_region(struct pgr *p, uint32_t rid)
 	r->inode = PGR_NONE;
 }
 
-int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
-		 uint64_t len, uint32_t ino, uint32_t gen, uint64_t pgoff,
-		 uint8_t rflags, const char **why)
-{
-	struct uffdio_register reg = {
-		.range = { start, len },
-		.mode = UFFDIO_REGISTER_MODE_MISSING |
-			UFFDIO_REGISTER_MODE_MINOR | UFFDIO_REGISTER_MODE_WP,
-	};
-	uint32_t rid;
-	struct region *r;
-
-	if (ino >= p->nr_files_max || !F(p, ino)->used ||
-	    F(p, ino)->gen != gen) {
-		*why = "no such cached inode (dropped meanwhile?)";
-		return -ENOENT;
-	}
-	if (pgr_region_find(p, c, start, &rid) ||
-	    pgr_region_find(p, c, start + len - 1, &rid)) {
-		*why = "the range is owned already";
-		return -EEXIST;
-	}
-	if (!pgr_region_room(p, c, len / PGR_PAGE)) {
-		*why = "too many mappings, or too large a one";
-		return -ENOSPC;
-	}
-	if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
-		static char msg[96];
-
-		snprintf(msg, sizeof(msg), "cannot register the mapping with "
-			 "userfaultfd: %s", strerror(errno));
-		*why = msg;
-		return -errno;
-	}
-	rid = pgr_region_new(p, c, start, start + len);
-	r = &p->regions[rid];
-	r->inode = ino;
-	r->pgoff = pgoff;
-	r->rflags = rflags;
-	pgr_file_add_mapper(p, rid);
-	pgr_rec_mmap(p, c, r);
-	return 0;
-}
-
 /* ---- write-back ------------------------------------------------------- */
 
 /* Write-protect page @pg of @ino in every shared mapping that has it
@@ -513,7 +452,7 @@ static bool protect_all(struct pgr *p, uint32_t ino, uint64_t pg,
 			continue;
 		{
 			struct uffdio_writeprotect u = {
-				.range = { slot_addr(r, off), PGR_PAGE },
+				.range = { region_addr(r, off), PGR_PAGE },
 				.mode = UFFDIO_WRITEPROTECT_MODE_WP,
 			};
 
@@ -571,23 +510,6 @@ void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
 	}
 }
 
-void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
-		    uint64_t end)
-{
-	for (size_t k = 0; k < c->nr_regions; k++) {
-		uint32_t rid = c->regions[k];
-		struct region *r = &p->regions[rid];
-		uint64_t s = start > r->start ? start : r->start;
-		uint64_t e = end < r->end ? end : r->end;
-
-		if (s >= e || !region_is_file(r) || !(r->rflags & R_SHARED))
-			continue;
-		pgr_file_flush(p, r->inode, r->pgoff + (s - r->start) / PGR_PAGE,
-			       r->pgoff + (e - r->start + PGR_PAGE - 1) /
-			       PGR_PAGE, PGR_NONE);
-	}
-}
-
 /* ---- the backend for file pages ----------------------------------------- */
 
 /* page_referenced(): the young bits of every mapping (FMAPPED, not being
@@ -641,7 +563,7 @@ void pgr_file_arm(struct pgr *p, uint32_t i)
 		    !c->agent_ready)
 			continue;
 		r->slot[off] |= SL_ARMING;
-		pgr_ask_file(c, slot_addr(r, off));
+		pgr_ask_file(c, region_addr(r, off));
 		c->st.armed++;
 	}
 }

@@ -1,26 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * file.h - what the page cache (file.c) and the faults and reads that fill
- * it (file-fault.c) share; the rest of the daemon sees pgr.h alone.
+ * file.h - what file.c offers the rest of the daemon: the pager's page
+ * cache (an inode's pages in its memfd), its write-back, and what reclaim
+ * does to a file page.
  */
-#ifndef PGR_FILE_H
-#define PGR_FILE_H
+#ifndef PGR_DAEMON_FILE_H
+#define PGR_DAEMON_FILE_H
 
 #include "pgr.h"
 
+int pgr_files_init(struct pgr *p);
+void pgr_files_release(struct pgr *p);
+/* vm.drop_caches: forget every cached file no client maps. */
+void pgr_files_drop_unused(struct pgr *p);
+/* The inode cache entry for the regular file @fd, created or refreshed;
+ * its index, or -errno (*why says why). */
+int pgr_file_get(struct pgr *p, struct client *c, int fd, bool writable,
+		 const char **why);
+/* A memfd descriptor the client may map: read-only unless @rw. */
+int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw);
+/* Write dirty pages [from, to) of @ino back (msync, munmap, exit). Each
+ * is write-protected in every mapping but region @except (going away)
+ * first; where that worked it is clean after. */
+void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
+		    uint32_t except);
+/* Slot @off of file region @rid is unmapped (munmap, MADV_DONTNEED): a
+ * young mapping passes its reference on, as zap_pte_range() does. */
+void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off);
+/* Region @rid maps its inode now (a new mapping, a fork's, an mremap's). */
+void pgr_file_add_mapper(struct pgr *p, uint32_t rid);
+/* The region's mapping of the file is going (region.c). */
+void pgr_file_unmap_region(struct pgr *p, uint32_t rid);
+
+/* The backend's operations on file pages (backend.c calls them). */
+void pgr_file_young(struct pgr *p, uint32_t i, struct pol_refs *refs);
+void pgr_file_arm(struct pgr *p, uint32_t i);
+int pgr_file_unmap(struct pgr *p, uint32_t i);
+enum pol_writeout pgr_file_writeout(struct pgr *p, uint32_t i);
+int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow);
+void pgr_file_punch_flush(struct pgr *p);
+uint32_t pgr_file_invalidate(struct pgr *p, uint32_t ino);
+void pgr_file_free_inode(struct pgr *p, uint32_t ino);
+
+/* For the page cache's own files (file-fault.c, file-map.c). */
 static inline struct finode *F(struct pgr *p, uint32_t ino)
 {
 	return &p->files[ino];
-}
-
-static inline uint32_t npages(const struct region *r)
-{
-	return (uint32_t)((r->end - r->start) / PGR_PAGE);
-}
-
-static inline uint64_t slot_addr(const struct region *r, uint32_t off)
-{
-	return r->start + (uint64_t)off * PGR_PAGE;
 }
 
 /* Forget page @pg of @fi: its descriptor goes back to the policy. The
@@ -35,4 +60,4 @@ int pgr_file_resize(struct pgr *p, struct finode *fi, uint64_t size);
 /* The readahead window of @fi, in pages. */
 uint64_t pgr_file_ra_pages(const struct pgr *p, const struct finode *fi);
 
-#endif /* PGR_FILE_H */
+#endif /* PGR_DAEMON_FILE_H */

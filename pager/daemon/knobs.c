@@ -41,8 +41,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pgr.h"
 #include "../lib/util.h"
+#include "pgr.h"
+#include "file.h"
+#include "knobs.h"
 
 struct knob {
 	const char *name;

@@ -21,8 +21,11 @@
 #include <unistd.h>
 
 #include "../lib/log.h"
-#include "pgr.h"
 #include "../lib/util.h"
+#include "pgr.h"
+#include "client.h"
+#include "notify.h"
+#include "region.h"
 
 struct listener {
 	int fd;

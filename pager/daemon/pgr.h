@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pgr.h - the daemon's data model, shared by its files.
+ * pgr.h - the daemon's data model, shared by its files; the functions of
+ * each file are in its own header (README.md: which may call which).
  *
  * One single-threaded libuv loop owns everything: the policy instance,
  * the clients (one per process under the pager) and their regions (the
@@ -45,8 +46,7 @@
 
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
-#include "../lib/wire.h"
-#include "ring.h"
+struct pgr_ring_ops;
 
 #define PGR_PAGE	4096
 #define PGR_NONE	UINT32_MAX
@@ -349,252 +349,48 @@ struct pgr {
 	size_t nr_tracers, cap_tracers;
 };
 
-/* confine.c */
-/* After setup: capabilities cut, no_new_privs, a seccomp allowlist. */
-int pgr_confine(void);
+/* ---- where a page is: the model's own accessors --------------------- */
 
-/* daemon.c */
-int pgr_daemon_run(const struct pgr_opts *o);
-/* Set a daemon up as @o says (no socket, no swap, no record) and take it
- * down: 0 if every option and setting is taken, else 1 with the reason
- * logged. For `pager daemon --check`. */
-int pgr_daemon_check(const struct pgr_opts *o);
-/* Set up a daemon on @loop without running it (socket_path NULL: no
- * listener; the fuzzer's way in), and take it down. */
-struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop);
-void pgr_daemon_free(struct pgr *p);
-void pgr_stop(struct pgr *p);
-
-/* client.c */
-struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd);
-struct client *pgr_client_find(struct pgr *p, pid_t pid);
-struct client *pgr_client_by_uffd(struct pgr *p, int uffd);
-void pgr_client_gone(struct pgr *p, struct client *c, const char *why);
-/* Has @c's mm gone (exit or exec)? */
-bool pgr_client_mm_gone(const struct client *c);
-/* @c's process closed its agent's connection and runs on. */
-void pgr_client_cut_off(struct pgr *p, struct client *c);
-uint32_t pgr_client_id(const struct pgr *p, const struct client *c);
-unsigned int pgr_nr_clients(const struct pgr *p);
-/* Arm the client's uffd and pidfd polls. */
-int pgr_client_watch(struct pgr *p, struct client *c);
-int pgr_client_set_pid(struct pgr *p, struct client *c, pid_t pid);
-/* Out of memory in @group: SIGKILL the client with the highest badness
- * (resident pages + swap entries) in it, and say so. @for_client is the
- * one whose fault needed the page (for the message). */
-void pgr_oom(struct pgr *p, int group, struct client *for_client);
-/* End @c (SIGKILL) with a reason, e.g. a failed swap read. */
-void pgr_kill(struct pgr *p, struct client *c, const char *why);
-
-/* region.c */
-/* May @c have one more region of @pages (vm.max_map_count, and
- * PGR_MAX_REGION)? Warns once if not. */
-bool pgr_region_room(struct pgr *p, struct client *c, uint64_t pages);
-uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
-			uint64_t end);
-struct region *pgr_region_find(struct pgr *p, struct client *c,
-			       uint64_t addr, uint32_t *id);
-/* Take over [start, end) of @c: register it, adopt present pages. */
-int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
-/* Adopt every private anonymous mapping of @c not yet owned. */
-int pgr_adopt_maps(struct pgr *p, struct client *c);
-/* Forget [start, end) of @c's regions: pages freed, slots dropped. */
-void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
-		 uint64_t end, bool unmapped);
-/* The mapping moved (mremap). */
-void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
-	       uint64_t len);
-/* Copy @parent's regions into @child (fork). */
-int pgr_fork_regions(struct pgr *p, struct client *parent,
-		     struct client *child);
-void pgr_region_drop_all(struct pgr *p, struct client *c);
-
-/* fault.c */
-/* Count a fault @c took (pgfault, and pgmajfault if it waited for I/O). */
-void pgr_count_fault(struct pgr *p, struct client *c, bool major);
-/* Take a free page for @c, reclaiming as the kernel's allocator would. */
-enum pgr_served pgr_alloc(struct pgr *p, struct client *c, uint32_t *page);
-void pgr_uffd_ready(struct pgr *p, struct client *c);
-enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
-			  bool write, bool wp);
-/* Serve a fault later: @s is PGR_RETRY (events were pending: again in a
- * millisecond, once the thread that caused them has run) or PGR_NOMEM
- * (when memory is freed). */
-void pgr_defer(struct pgr *p, struct client *c, uint64_t addr, bool write,
-	       bool wp, enum pgr_served s);
-/* Retry the deferred faults of @c (NULL: of everyone). */
-void pgr_retry_deferred(struct pgr *p, struct client *c);
-/* Is reclaim work under way: write-outs, or the agents' DONTNEEDs? Its
- * completion lets the next reclaim pass free pages. */
-bool pgr_in_flight(const struct pgr *p);
-/* Wake the threads waiting on faults of @c in [start, end). */
-void pgr_wake(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
-void pgr_swapin_done(struct pgr *p, uint32_t page, int res);
-/* A REMOVE event: the program's MADV_DONTNEED/REMOVE, or the agent's. */
-void pgr_removed(struct pgr *p, struct client *c, uint64_t start,
-		 uint64_t end);
-
-/* backend.c */
-extern const struct pol_backend pgr_backend;
-uint32_t pgr_buf_get(struct pgr *p);
-void pgr_buf_put(struct pgr *p, uint32_t buf);
-/* Give back the memory of buffers idle since the last call. */
-void pgr_bufs_trim(struct pgr *p);
 static inline char *pgr_buf(struct pgr *p, uint32_t buf)
 {
 	return p->arena + (size_t)buf * PGR_PAGE;
 }
-/* Arm present page @i (it joins its client's batch); 0 or -EAGAIN. */
-int pgr_arm(struct pgr *p, uint32_t page);
-/* Send the DONTNEED batches the scans asked for. */
-void pgr_flush_asks(struct pgr *p);
-/* The agent finished request @id: settle the pages it covered. */
-void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id);
-/* Is page @i clean with a copy in swap? Then it is mapped write-protected,
- * so that its first write (a write-protect fault) dirties it. */
-bool pgr_page_clean_cached(const struct pgr *p, uint32_t page);
-/* Free a page descriptor (and its buffer, swap cache) with the policy. */
-void pgr_page_free(struct pgr *p, uint32_t page);
-/* Give back @page's buffer, unless a write-out still reads it: then
- * pgr_writeout_done() gives it back. */
-void pgr_page_buf_release(struct pgr *p, uint32_t page);
-void pgr_writeout_done(struct pgr *p, uint32_t page, int res);
 
-/* file.c: file pages in the pager's page cache */
-int pgr_files_init(struct pgr *p);
-void pgr_files_release(struct pgr *p);
-/* vm.drop_caches: forget every cached file no client maps. */
-void pgr_files_drop_unused(struct pgr *p);
-/* The inode cache entry for the regular file @fd, created or refreshed;
- * its index, or -errno (*why says why). */
-int pgr_file_get(struct pgr *p, struct client *c, int fd, bool writable,
-		 const char **why);
-/* A memfd descriptor the client may map: read-only unless @rw. */
-int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw);
-/* @c mapped the memfd of @ino at [start, start + len): own it. */
-int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
-		 uint64_t len, uint32_t ino, uint32_t gen, uint64_t pgoff,
-		 uint8_t rflags, const char **why);
-enum pgr_served pgr_file_fault(struct pgr *p, struct client *c, uint32_t rid,
-			       uint32_t off, bool write, bool wp);
-void pgr_file_read_done(struct pgr *p, void *rec, int res);
-/* Write dirty pages [from, to) of @ino back (msync, munmap, exit). Each
- * is write-protected in every mapping but region @except (going away)
- * first; where that worked it is clean after. */
-void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
-		    uint32_t except);
-/* Slot @off of file region @rid is unmapped (munmap, MADV_DONTNEED): a
- * young mapping passes its reference on, as zap_pte_range() does. */
-void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off);
-/* The region's mapping of the file is going (region.c). */
-void pgr_file_unmap_region(struct pgr *p, uint32_t rid);
-void pgr_file_add_mapper(struct pgr *p, uint32_t rid);
-/* Inode @ino was answered to @c's "file": keep it until its "mapf" (or
- * the next "file", or the client's end) calls pgr_file_unhand(). */
-void pgr_file_hand(struct pgr *p, struct client *c, uint32_t ino);
-void pgr_file_unhand(struct pgr *p, struct client *c);
-/* msync of [start, end) of @c. */
-void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
-		    uint64_t end);
-/* backend operations on file pages */
-void pgr_file_young(struct pgr *p, uint32_t i, struct pol_refs *refs);
-void pgr_file_arm(struct pgr *p, uint32_t i);
-int pgr_file_unmap(struct pgr *p, uint32_t i);
-enum pol_writeout pgr_file_writeout(struct pgr *p, uint32_t i);
-int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow);
-void pgr_file_punch_flush(struct pgr *p);
-uint32_t pgr_file_invalidate(struct pgr *p, uint32_t ino);
-void pgr_file_free_inode(struct pgr *p, uint32_t ino);
-/* Queue [addr, addr + page) of @c for a DONTNEED that keeps no copy. */
-void pgr_ask_file(struct client *c, uint64_t addr);
+static inline uint32_t pgr_client_id(const struct pgr *p,
+				     const struct client *c)
+{
+	return (uint32_t)(c - p->clients);
+}
 
-/* swap.c */
-int pgr_swap_open(struct pgr *p);
-void pgr_swap_close(struct pgr *p);
-uint32_t pgr_swap_alloc(struct pgr *p);
-void pgr_swap_put(struct pgr *p, uint32_t slot);
-/* vm_swap_full(): more than half the slots used. */
-bool pgr_swap_half_full(const struct pgr *p);
-/* Does @buf, read from @slot, hold what was written there? */
-bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf);
-/* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
- * submitted before the loop next waits. */
-int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
+static inline uint32_t region_pages(const struct region *r)
+{
+	return (uint32_t)((r->end - r->start) / PGR_PAGE);
+}
 
-/* notify.c */
-int pgr_notify_start(struct pgr *p, int fd);
-void pgr_notify_stop(struct pgr *p);
-/* Adopt new mappings of clients flagged for a rescan. */
-void pgr_rescan(struct pgr *p);
+static inline uint64_t region_addr(const struct region *r, uint32_t off)
+{
+	return r->start + (uint64_t)off * PGR_PAGE;
+}
 
-/* proactive.c: memory.reclaim and idle page marking */
-/* Reclaim @bytes from @group, answering on @conn when done or failed. */
-void pgr_reclaim_start(struct pgr *p, struct conn *conn, int group,
-		       uint64_t bytes);
-/* Go on with reclaims under way (after completions). */
-void pgr_reclaim_step(struct pgr *p);
-void pgr_reclaim_cancel(struct pgr *p, struct conn *conn);
-/* Arm every present page of @c; return how many. */
-uint64_t pgr_idle_client(struct pgr *p, struct client *c);
+/* The slot, address and client of an anon page (not an orphan, not a
+ * file page: those have no region). */
+static inline uint64_t *pgr_page_slot(struct pgr *p, uint32_t i)
+{
+	struct dpage *d = &p->pages[i];
 
-/* record.c: `pager run --record`, the run in `pager sim`'s format */
-int pgr_record_open(struct pgr *p, const char *path);
-void pgr_record_close(struct pgr *p);
-/* A line (a newline is added), if recording. */
-void pgr_rec(struct pgr *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void pgr_rec_set(struct pgr *p, const char *key, const char *val);
-void pgr_rec_access(struct pgr *p, const struct client *c, uint64_t addr,
-		    uint64_t pages, bool write);
-void pgr_rec_mmap(struct pgr *p, const struct client *c,
-		  const struct region *r);
+	return &p->regions[d->region].slot[d->off];
+}
 
-/* tracing.c: `pager trace`, the policy's events as mm_vmscan_* lines */
-/* Parse a comma-separated event list ("" or "all": every one). */
-int pgr_trace_mask(const char *list, uint32_t *mask, const char **why);
-void pgr_trace_start(struct pgr *p, struct conn *c, uint32_t mask);
-void pgr_trace_drop(struct pgr *p, struct conn *c);
-void pgr_trace_event(struct pgr *p, const struct pol_event *ev);
-/* Send what the subscribers gathered (before the loop waits). */
-void pgr_trace_flush(struct pgr *p);
-/* Phase marks (`phase NAME`): a name the record's and the simulator's
- * formats take as one word. */
-#define PGR_PHASE_NAME_MAX 63
-bool pgr_phase_name_ok(const char *name);
-void pgr_trace_mark(struct pgr *p, const char *name);
+static inline uint64_t pgr_page_addr(struct pgr *p, uint32_t i)
+{
+	struct dpage *d = &p->pages[i];
 
-/* conn.c */
-int pgr_listen(struct pgr *p);
-/* Serve the control protocol on connected socket @fd (peer: its pid). */
-struct conn *pgr_conn_open(struct pgr *p, int fd, pid_t peer);
-void pgr_conns_close(struct pgr *p);
-/* Send a line (a newline is added); on failure the connection closes. */
-int pgr_conn_send(struct conn *c, const char *line);
-/* Send @len bytes as they are (lines, newlines included). */
-int pgr_conn_send_bytes(struct conn *c, const char *buf, size_t len);
-/* Send a line with a file descriptor. */
-int pgr_conn_send_fd(struct conn *c, const char *line, int fd);
-/* @c speaks for @cl; @agent: it is the shim's agent channel. */
-void pgr_conn_set_client(struct conn *c, struct client *cl, bool agent);
-struct client *pgr_conn_client(struct conn *c);
-/* The process at the other end (SO_PEERCRED). */
-pid_t pgr_conn_peer(const struct conn *c);
-void pgr_conn_detach_client(struct conn *c);
-int pgr_conn_take_fd(struct conn *c);
+	return region_addr(&p->regions[d->region], d->off);
+}
 
-/* knobs.c: the daemon's tunables (the policy has its own) */
-void pgr_knobs_init(struct pgr *p);
-/* Set @key to @val: 0, -ENOENT (not a knob of ours), -EINVAL (*why). */
-int pgr_knob_set(struct pgr *p, const char *key, const char *val,
-		 const char **why);
-int pgr_knob_get(const struct pgr *p, const char *key, char *buf,
-		 size_t len);
-const char *pgr_knob_name(unsigned int i);
-/* Either kind of tunable, as `pager set` and --set take them. */
-int pgr_tunable_set(struct pgr *p, const char *key, const char *val,
-		    const char **why);
-
-/* ctl.c: the text protocol's commands */
-void pgr_ctl_command(struct pgr *p, struct conn *c, char *line);
+static inline struct client *pgr_page_client(struct pgr *p, uint32_t i)
+{
+	return &p->clients[p->regions[p->pages[i].region].client];
+}
 
 #endif /* PGR_PGR_H */

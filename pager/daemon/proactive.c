@@ -18,9 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lib/log.h"
-#include "pgr.h"
 #include "../lib/util.h"
+#include "pgr.h"
+#include "arm.h"
+#include "conn.h"
+#include "fault.h"
+#include "proactive.h"
 
 #define MAX_RECLAIM_RETRIES 16
 

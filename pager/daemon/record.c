@@ -20,6 +20,7 @@
 
 #include "../lib/log.h"
 #include "pgr.h"
+#include "record.h"
 
 int pgr_record_open(struct pgr *p, const char *path)
 {

@@ -19,13 +19,13 @@
 
 #include "../lib/compat.h"
 #include "../lib/log.h"
-#include "pgr.h"
 #include "../lib/util.h"
-
-static uint32_t npages(const struct region *r)
-{
-	return (uint32_t)((r->end - r->start) / PGR_PAGE);
-}
+#include "pgr.h"
+#include "file.h"
+#include "page.h"
+#include "record.h"
+#include "region.h"
+#include "swap.h"
 
 struct region *pgr_region_find(struct pgr *p, struct client *c,
 			       uint64_t addr, uint32_t *id)
@@ -68,7 +68,7 @@ uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
 	r = &p->regions[id];
 	r->start = start;
 	r->end = end;
-	r->slot = pgr_xcalloc(npages(r), sizeof(*r->slot));
+	r->slot = pgr_xcalloc(region_pages(r), sizeof(*r->slot));
 	r->client = pgr_client_id(p, c);
 	r->ra_prev = UINT32_MAX - 1;	/* no fault yet: nothing follows it */
 	r->ra_win = 0;
@@ -139,14 +139,14 @@ static uint32_t split(struct pgr *p, struct client *c, uint32_t id,
 	struct region *lo_r = &p->regions[id], *hi_r = &p->regions[hi];
 	uint32_t cut = (uint32_t)((addr - lo_r->start) / PGR_PAGE);
 
-	memcpy(hi_r->slot, lo_r->slot + cut, npages(hi_r) * sizeof(uint64_t));
+	memcpy(hi_r->slot, lo_r->slot + cut, region_pages(hi_r) * sizeof(uint64_t));
 	if (region_is_file(lo_r)) {
 		hi_r->inode = lo_r->inode;
 		hi_r->pgoff = lo_r->pgoff + cut;
 		hi_r->rflags = lo_r->rflags;
 		pgr_file_add_mapper(p, hi);
 	}
-	for (uint32_t o = 0; o < npages(hi_r); o++) {
+	for (uint32_t o = 0; o < region_pages(hi_r); o++) {
 		if (sl_tag(hi_r->slot[o]) == SL_PAGE) {
 			p->pages[sl_page(hi_r->slot[o])].region = hi;
 			p->pages[sl_page(hi_r->slot[o])].off = o;
@@ -218,8 +218,8 @@ void pgr_region_drop_all(struct pgr *p, struct client *c)
 
 		if (region_is_file(r) && (r->rflags & R_SHARED))
 			pgr_file_flush(p, r->inode, r->pgoff,
-				       r->pgoff + npages(r), id);
-		for (uint32_t o = 0; o < npages(r); o++) {
+				       r->pgoff + region_pages(r), id);
+		for (uint32_t o = 0; o < region_pages(r); o++) {
 			if (region_is_file(r))
 				pgr_file_zap(p, id, o);
 			drop_slot(p, c, r, o);
@@ -517,7 +517,7 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 			.mode = UFFDIO_WRITEPROTECT_MODE_WP,
 		};
 
-		for (uint32_t o = 0; o < npages(r); o++) {
+		for (uint32_t o = 0; o < region_pages(r); o++) {
 			uint64_t v = r->slot[o];
 
 			if (sl_tag(v) == SL_SWAP) {

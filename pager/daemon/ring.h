@@ -3,8 +3,8 @@
  * ring.h - the daemon's io_uring (ring.c): I/O queued, submitted before
  * the loop waits, completions handed to the handler of their kind.
  */
-#ifndef PGR_RING_H
-#define PGR_RING_H
+#ifndef PGR_DAEMON_RING_H
+#define PGR_DAEMON_RING_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,4 +42,4 @@ bool pgr_ring_completed(struct pgr *p);
 /* Hand every completion to its handler, then call after(). */
 void pgr_ring_reap(struct pgr *p);
 
-#endif /* PGR_RING_H */
+#endif /* PGR_DAEMON_RING_H */

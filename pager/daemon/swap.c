@@ -22,9 +22,10 @@
 #include <unistd.h>
 
 #include "../lib/log.h"
-#include "pgr.h"
 #include "../lib/util.h"
+#include "pgr.h"
 #include "ring.h"
+#include "swap.h"
 
 #define RING_ENTRIES	256
 #define CQ_ENTRIES	8192

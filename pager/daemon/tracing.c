@@ -19,8 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgr.h"
 #include "../lib/util.h"
+#include "pgr.h"
+#include "conn.h"
+#include "tracing.h"
 
 #define TRACE_MAX (4u << 20)
 

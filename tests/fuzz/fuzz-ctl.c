@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "../../pager/lib/log.h"
-#include "../../pager/daemon/pgr.h"
+#include "../../pager/daemon/conn.h"
+#include "../../pager/daemon/daemon.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

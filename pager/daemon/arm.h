@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arm.h - what arm.c offers the rest of the daemon: arming pages (the
+ * emulated young bit) through the agents.
+ */
+#ifndef PGR_DAEMON_ARM_H
+#define PGR_DAEMON_ARM_H
+
+#include "pgr.h"
+
+/* Arm present page @i (it joins its client's batch); 0 or -EAGAIN. */
+int pgr_arm(struct pgr *p, uint32_t page);
+/* Queue [addr, addr + page) of @c for a DONTNEED that keeps no copy. */
+void pgr_ask_file(struct client *c, uint64_t addr);
+/* Send the DONTNEED batches the scans asked for. */
+void pgr_flush_asks(struct pgr *p);
+/* The agent finished request @id: settle the pages it covered. */
+void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id);
+
+#endif /* PGR_DAEMON_ARM_H */

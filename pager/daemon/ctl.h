@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl.h - what ctl.c offers the rest of the daemon: the control protocol's
+ * commands.
+ */
+#ifndef PGR_DAEMON_CTL_H
+#define PGR_DAEMON_CTL_H
+
+#include "pgr.h"
+
+void pgr_ctl_command(struct pgr *p, struct conn *c, char *line);
+
+#endif /* PGR_DAEMON_CTL_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * events.c - a client's userfaultfd: its messages read, each to its
+ * handler. Page faults go to fault.c (anon) and file-fault.c (file
+ * regions), after the fault's thread has told a fork child's pid; FORK
+ * makes the child's client (its regions copied, region.c); REMAP, REMOVE
+ * and UNMAP change the regions (region.c).
+ *
+ * Reading goes on while messages come, then spins a while (fault_spin_us)
+ * on the empty userfaultfd before the loop sleeps: on a VM the daemon's
+ * wakeup is the costliest part of a fault.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "../lib/compat.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "pgr.h"
+#include "client.h"
+#include "events.h"
+#include "fault.h"
+#include "oom.h"
+#include "record.h"
+#include "region.h"
+#include "ring.h"
+#define SPIN_IO_US 500		/* longest spin for a swap read */
+#define SLICE_US 2000		/* longest stay with one userfaultfd */
+
+static void removed(struct pgr *p, struct client *c, uint64_t start,
+		    uint64_t end)
+{
+	pgr_discard(p, c, start, end, false);
+}
+
+static void on_fork(struct pgr *p, struct client *parent, int ufd)
+{
+	struct client *child;
+
+	fcntl(ufd, F_SETFL, fcntl(ufd, F_GETFL) | O_NONBLOCK);
+	child = pgr_client_new(p, 0, ufd);
+	if (!child) {
+		pgr_err("too many clients: the child of %d is unmanaged",
+			parent->pid);
+		close(ufd);
+		return;
+	}
+	child->group = parent->group;
+	child->parent = parent->pid;
+	for (size_t k = 0; k < parent->nr_excluded; k++) {
+		pgr_grow(&child->excluded, &child->cap_excluded,
+			 child->nr_excluded + 1, sizeof(*child->excluded));
+		child->excluded[child->nr_excluded++] = parent->excluded[k];
+	}
+	if (pgr_fork_regions(p, parent, child)) {
+		pgr_err("cannot give the child of %d its copy of the pages "
+			"the pager held: it is stopped at its first fault",
+			parent->pid);
+		child->doomed = true;
+	}
+	pgr_client_watch(p, child);
+	pgr_dbg("fork of %d: a new client waits for its pid", parent->pid);
+}
+
+/* A fault by thread @tid on an unpaired client (a fork child): learn its
+ * process from the thread. */
+static void pair(struct pgr *p, struct client *c, pid_t tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	pid_t tgid = tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Tgid: %d", &tgid) == 1)
+				break;
+		fclose(f);
+	}
+	pgr_client_set_pid(p, c, tgid);
+}
+
+static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
+{
+	switch (m->event) {
+	case UFFD_EVENT_PAGEFAULT: {
+		uint64_t addr = m->arg.pagefault.address & ~(uint64_t)(PGR_PAGE - 1);
+		bool write = m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE;
+		bool wp = m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP;
+		enum pgr_served s;
+
+		if (!c->pid)
+			pair(p, c, (pid_t)m->arg.pagefault.feat.ptid);
+		if (c->doomed) {
+			pgr_kill(p, c, "its copy of its parent's memory was "
+				 "lost at fork");
+			break;
+		}
+		pgr_rec_access(p, c, addr, 1, write || wp);
+		s = pgr_fault(p, c, addr, write, wp);
+		if (s == PGR_RETRY || s == PGR_NOMEM)
+			pgr_defer(p, c, addr, write, wp, s);
+		break;
+	}
+	case UFFD_EVENT_FORK:
+		on_fork(p, c, (int)m->arg.fork.ufd);
+		break;
+	case UFFD_EVENT_REMAP:
+		pgr_rec(p, "mremap %d 0x%llx %llu 0x%llx %llu", c->pid,
+			(unsigned long long)m->arg.remap.from,
+			(unsigned long long)m->arg.remap.len,
+			(unsigned long long)m->arg.remap.to,
+			(unsigned long long)m->arg.remap.len);
+		pgr_remap(p, c, m->arg.remap.from, m->arg.remap.to,
+			  m->arg.remap.len);
+		break;
+	case UFFD_EVENT_REMOVE:
+		removed(p, c, m->arg.remove.start, m->arg.remove.end);
+		break;
+	case UFFD_EVENT_UNMAP:
+		pgr_rec(p, "munmap %d 0x%llx %llu", c->pid,
+			(unsigned long long)m->arg.remove.start,
+			(unsigned long long)(m->arg.remove.end -
+					     m->arg.remove.start));
+		pgr_discard(p, c, m->arg.remove.start, m->arg.remove.end, true);
+		break;
+	}
+}
+
+/*
+ * Serve what @c's userfaultfd holds, then spin a little for more (see
+ * fault_spin_us). At most SLICE_US of it at a time: the loop must get
+ * back to everyone else (sockets, other clients, timers), or a client
+ * that faults without pause would starve the agent messages that let
+ * reclaim go on.
+ */
+void pgr_uffd_ready(struct pgr *p, struct client *c)
+{
+	uint32_t id = pgr_client_id(p, c);
+	double spin_until = 0, slice_end = pgr_now() + SLICE_US * 1e-6;
+
+	for (;;) {
+		struct uffd_msg msgs[32];
+		ssize_t n;
+
+		if (pgr_now() > slice_end)
+			break;		/* more is left: the poll fires again */
+		n = read(c->uffd, msgs, sizeof(msgs));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN) {
+				pgr_client_gone(p, c, "userfaultfd closed");
+				break;
+			}
+			if (p->spin_us) {
+				double t = pgr_now();
+
+				if (!spin_until) {
+					/* What the faults queued must not
+					 * wait for the spin; a swap read
+					 * is waited for, briefly. */
+					pgr_ring_submit(p);
+					spin_until = t + (p->inflight > p->writes ?
+						 SPIN_IO_US : p->spin_us) * 1e-6;
+				}
+				if (pgr_ring_completed(p)) {
+					pgr_ring_reap(p);
+					if (!p->clients[id].used)
+						return;
+					continue;
+				}
+				if (t < spin_until)
+					continue;
+			}
+			break;
+		}
+		spin_until = 0;
+		if (n == 0)
+			break;
+		for (size_t k = 0; k < (size_t)n / sizeof(msgs[0]); k++) {
+			handle(p, c, &msgs[k]);
+			if (!p->clients[id].used)
+				return;
+		}
+	}
+	pgr_retry_deferred(p, c);
+}

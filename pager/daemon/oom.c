@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oom.c - ending a client: a kill with a reason the program's own stderr
+ * is told too, and the OOM killer (the client of highest badness in the
+ * group out of memory, as oom_badness() scores it).
+ *
+ * Owns: the victim not yet gone (one kill at a time).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/log.h"
+#include "pgr.h"
+#include "client.h"
+#include "oom.h"
+
+static bool in_group(const struct pgr *p, int g, int root)
+{
+	for (; g >= 0; g = pol_group_parent(p->pol, g))
+		if (g == root)
+			return true;
+	return false;
+}
+
+/*
+ * Say @msg on @pid's stderr as well, unless that is ours (a private
+ * daemon's errors already go there): whoever runs a program against a
+ * standing daemon learns why it died. O_APPEND, for a log file.
+ */
+static void tell(pid_t pid, const char *fmt, ...)
+{
+	char path[64], msg[512];
+	struct stat theirs, ours;
+	va_list ap;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/2", (int)pid);
+	fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK |
+		  O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &theirs) == 0 && fstat(2, &ours) == 0 &&
+	    theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino) {
+		close(fd);
+		return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n > 0 && write(fd, msg, (size_t)n < sizeof(msg) ? (size_t)n :
+			   sizeof(msg) - 1) < 0)
+		pgr_dbg("cannot tell process %d: %s", pid, strerror(errno));
+	close(fd);
+}
+
+void pgr_kill(struct pgr *p, struct client *c, const char *why)
+{
+	if (c->pid > 0) {
+		tell(c->pid, "pager: killed process %d: %s\n", c->pid, why);
+		if (kill(c->pid, SIGKILL) == 0) {
+			pgr_err("killed process %d: %s", c->pid, why);
+			return;
+		}
+	}
+	pgr_client_gone(p, c, why);
+}
+
+/* /proc/PID/oom_score_adj, -1000..1000; 0 if it cannot be read. */
+static int oom_score_adj(pid_t pid)
+{
+	char path[64];
+	int adj = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%d", &adj) != 1)
+			adj = 0;
+		fclose(f);
+	}
+	return adj;
+}
+
+void pgr_oom(struct pgr *p, int group, struct client *for_client)
+{
+	struct client *victim = NULL;
+	int64_t best = 0;
+
+	if (p->oom_victim && kill(p->oom_victim, 0) == 0)
+		return;		/* one kill at a time: wait for it to go */
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+		int64_t b = (int64_t)(c->resident + c->swapped);
+		int adj;
+
+		if (!c->used || c->pid <= 0 || !in_group(p, c->group, group))
+			continue;
+		/* oom_badness(): oom_score_adj in thousandths of the
+		 * memory; -1000 is never chosen. */
+		adj = oom_score_adj(c->pid);
+		if (adj <= -1000)
+			continue;
+		b += (int64_t)adj * (int64_t)p->o.budget / 1000;
+		if (b < 1)
+			b = 1;
+		if (b > best) {
+			best = b;
+			victim = c;
+		}
+	}
+	if (!victim) {
+		pgr_err("out of memory in group %s, and no process to kill",
+			pol_group_name(p->pol, group));
+		return;
+	}
+	p->oom_victim = victim->pid;
+	pol_count(p->pol, victim->group, POL_OOM_KILL, 1);
+	pgr_err("out of memory%s%s (a fault of process %d): killed process "
+		"%d with %llu resident pages and %llu swap entries",
+		group == POL_ROOT ? "" : " in group ",
+		group == POL_ROOT ? "" : pol_group_name(p->pol, group),
+		for_client ? for_client->pid : 0, victim->pid,
+		(unsigned long long)victim->resident,
+		(unsigned long long)victim->swapped);
+	tell(victim->pid, "pager: out of memory: killed process %d (%llu "
+	     "pages resident, %llu swapped)\n", victim->pid,
+	     (unsigned long long)victim->resident,
+	     (unsigned long long)victim->swapped);
+	kill(victim->pid, SIGKILL);
+}

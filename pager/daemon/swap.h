@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * swap.h - what swap.c offers the rest of the daemon: the swap device and
+ * its slots.
+ */
+#ifndef PGR_DAEMON_SWAP_H
+#define PGR_DAEMON_SWAP_H
+
+#include "pgr.h"
+
+int pgr_swap_open(struct pgr *p);
+void pgr_swap_close(struct pgr *p);
+uint32_t pgr_swap_alloc(struct pgr *p);
+void pgr_swap_put(struct pgr *p, uint32_t slot);
+/* vm_swap_full(): more than half the slots used. */
+bool pgr_swap_half_full(const struct pgr *p);
+/* Does @buf, read from @slot, hold what was written there? */
+bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf);
+/* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
+ * submitted before the loop next waits. */
+int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
+
+#endif /* PGR_DAEMON_SWAP_H */
