@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend.c - what the policy's decisions become in the daemon.
+ * backend.c - what the policy's decisions become in the daemon: the
+ * operations of struct pol_backend, for anon pages here and for file
+ * pages in file.c.
+ *
+ * Owns: nothing of its own; it acts on the pages' slots, buffers and
+ * swap slots, which the model (pgr.h) holds.
  *
  * young: the pager cannot read PTE young bits, so it emulates them the way
  *        ARM does: a page still mapped since it was last tested is young;
- *        testing it arms it again. Arming an anon page write-protects it
- *        (UFFDIO_WRITEPROTECT), copies it into one of the pager's page
- *        buffers (process_vm_readv) and asks the client's agent to
- *        MADV_DONTNEED it. The agent answers "done" once madvise returned,
- *        which is after the kernel handed us the REMOVE event it caused;
- *        the REMOVE events counted in between tell ours from a program's
- *        own MADV_DONTNEED of the same page (pgr_agent_done()). Faults on
+ *        testing it arms it again (arm.c: write-protect, copy into one of
+ *        the pager's page buffers, the client's agent drops it). Faults on
  *        a page being armed (a write on the write-protection, or a read
  *        once it is gone) wait until then; the next access after that
  *        faults on our copy, and that fault is the young bit.

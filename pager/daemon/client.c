@@ -17,6 +17,10 @@
  * The table is fixed-size: libuv keeps pointers to the poll handles
  * inside each entry, and an entry is reused only once both handles are
  * closed.
+ *
+ * Owns: the client table (one entry per process under the pager), each
+ * client's polls of its userfaultfd and pidfd, and its end: everything it
+ * held freed.
  */
 #include <errno.h>
 #include <fcntl.h>

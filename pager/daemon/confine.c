@@ -22,6 +22,8 @@
  * PAGER_NO_CONFINE=1 in the environment skips all of it (debugging). A
  * sanitizer build keeps the capabilities and no_new_privs but turns the
  * allowlist into a denylist (below).
+ *
+ * Owns: nothing after it returns: what it gives up is gone for good.
  */
 #include <errno.h>
 #include <linux/capability.h>

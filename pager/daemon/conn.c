@@ -10,6 +10,11 @@
  * Limits keep one peer from exhausting the daemon: a line is 64 KiB at
  * most, a connection whose peer leaves OUT_MAX bytes of answers unread is
  * closed, and a process holds PEER_CONNS connections at most.
+ *
+ * Owns: the listening socket, the connections and their buffered output;
+ * which client a connection speaks for. Lines go to ctl.c; a connection's
+ * end goes to its client (gone, or cut off), its reclaim request and its
+ * trace subscription.
  */
 #include <errno.h>
 #include <fcntl.h>

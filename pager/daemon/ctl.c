@@ -4,6 +4,9 @@
  * shim's hello and agent traffic, the launcher's setup, and the users'
  * set/get/stat. Every command answers with data lines, then "ok" or
  * "error REASON"; agent traffic ("done") answers nothing.
+ *
+ * Owns: nothing but the parsing: each command calls the part that owns
+ * what it changes.
  */
 #include <errno.h>
 #include <fcntl.h>

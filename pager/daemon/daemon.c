@@ -14,6 +14,10 @@
  *                           I/O submitted (before_wait())
  *   tick:   rescans, probes of fork children that never told their pid,
  *           retries of faults waiting for memory
+ *
+ * Owns: struct pgr's setup and teardown, the loop, its tick, its signals,
+ * and the work done before the loop waits (before_wait()). It wires the
+ * ring's completions to their owners.
  */
 #include <errno.h>
 #include <signal.h>

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fault.c - a client's userfaultfd messages: page faults and the events
- * that keep the regions true (fork, mremap, MADV_DONTNEED, munmap).
+ * fault.c - page faults on anonymous regions (events.c reads them from
+ * the client's userfaultfd), the allocation a fault needs, and faults
+ * served later.
+ *
+ * Owns: the deferred faults and their retry timer; the fault counters.
  *
  * The life of a fault, by what the page's slot holds:
  *
@@ -22,9 +25,9 @@
  * write-protected (UFFDIO_COPY_MODE_WP); its first write faults, which
  * dirties it and lifts the protection. Otherwise a write-protect fault
  * comes while a page is being armed, and waits like a missing one; a stale
- * protection (inherited at fork) is lifted. A fault on an empty page inside a range the agent is about to
- * drop also waits, so that the agent never drops a page the program just
- * got.
+ * protection (inherited at fork) is lifted. A fault on an empty page
+ * inside a range the agent is about to drop also waits, so that the agent
+ * never drops a page the program just got.
  *
  * Faults that cannot be served at once go on the daemon's deferred list:
  * EAGAIN from an ioctl means events are pending on the userfaultfd (read

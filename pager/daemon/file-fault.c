@@ -18,6 +18,9 @@
  *            on (its slot holds it like an anon region's). Shared mapping:
  *            a clean page is mapped write-protected; its first write
  *            dirties it (the dirty bit for write-back)
+ *
+ * Owns: the file reads in flight (struct file_read), and which faults wait
+ * for them.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -5,6 +5,9 @@
  * maps the memfd over the kernel's mapping and says so ("mapf"); the
  * range becomes a file region, registered for MISSING, MINOR and WP
  * faults (file-fault.c serves them). msync writes its dirty pages back.
+ *
+ * Owns: the inode handed to a client between its "file" and its "mapf"
+ * (struct client's handed).
  */
 #include <errno.h>
 #include <stdio.h>

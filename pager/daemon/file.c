@@ -6,10 +6,10 @@
  * memfd in their place: one per (device, inode), the inode's page cache,
  * shared by every client that maps the file (a page mapped by two
  * processes is resident once, counted once). The daemon maps each memfd
- * too. A client's mapping of it is a file region, registered for MISSING,
- * MINOR and WP faults, which file-fault.c serves (reads, read-around,
- * copy-on-write); here are the inodes, the mappings, write-back and what
- * reclaim does to a file page.
+ * too. A client's mapping of it is a file region (file-map.c), registered
+ * for MISSING, MINOR and WP faults, which file-fault.c serves (reads,
+ * read-around, copy-on-write); here are the inodes, the regions that map
+ * each, write-back and what reclaim does to a file page.
  *
  * The young bit: a page is young in a mapping while the slot says
  * FMAPPED; arming it asks the agent to MADV_DONTNEED it there, which
@@ -25,6 +25,10 @@
  * An inode no one maps keeps its pages (as the kernel keeps page cache
  * after close) until the inode shrinker or reclaim drops them; one whose
  * file changed (mtime, size) is dropped when next mapped.
+ *
+ * Owns: the inode cache (struct finode: memfd, per-page descriptors and
+ * shadows, the regions mapping it), the pages to punch out at the end of a
+ * reclaim batch, and write-back.
  */
 #include <errno.h>
 #include <fcntl.h>

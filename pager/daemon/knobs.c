@@ -36,6 +36,9 @@
  *                       pages, shadows and memfd (the kernel's 1 would
  *                       also drop the unmapped pages of mapped files).
  *                       Reads 0
+ *
+ * Owns: the daemon's own tunables in struct pgr, and the table that names
+ * them.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -11,6 +11,8 @@
  * is flagged for a rescan of /proc/PID/maps shortly after, when the call
  * has completed. Calls from processes that are not clients (a freshly
  * exec'd program's loader, a program without the shim) are just continued.
+ *
+ * Owns: the seccomp listeners and the rescans they ask for.
  */
 #include <errno.h>
 #include <linux/seccomp.h>

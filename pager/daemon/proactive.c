@@ -14,6 +14,8 @@
  * page_idle clears young bits; a page that was young stays referenced for
  * the next scan (PG_young), so marking pages idle does not change what
  * reclaim decides.
+ *
+ * Owns: the memory.reclaim requests under way.
  */
 #include <stdio.h>
 #include <stdlib.h>

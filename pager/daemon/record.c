@@ -12,6 +12,8 @@
  * `munmap`, `mremap`, `fork` (when the child is known), `exit`, and
  * tunables changed with `pager set`. Accesses to pages already mapped
  * leave no trace: the pager learns of them only through the next arming.
+ *
+ * Owns: the --record stream and the inodes declared in it.
  */
 #include <stdarg.h>
 #include <stdio.h>

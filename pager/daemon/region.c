@@ -8,6 +8,9 @@
  *
  * A client's regions are kept sorted by address. Regions need not be
  * maximal: a heap that grows gets a new region for the part that grew.
+ *
+ * Owns: the region table and each client's sorted list of its regions,
+ * with their slot tables.
  */
 #include <errno.h>
 #include <fcntl.h>

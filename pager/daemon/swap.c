@@ -14,6 +14,9 @@
  *
  * The completions go to their owners: swap-ins to the fault path,
  * write-outs to the backend (the handlers daemon.c gives the ring).
+ *
+ * Owns: the swap file and its slot records (references, swap cache,
+ * shadow, checksum).
  */
 #include <errno.h>
 #include <fcntl.h>

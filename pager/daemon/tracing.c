@@ -10,6 +10,8 @@
  * loses events, and is told how many in a "# lost N events" line, as
  * ftrace's ring buffer overwrites. Phase marks (`phase NAME`) go to every
  * subscriber as tracing_mark_write lines.
+ *
+ * Owns: the trace subscribers and the lines gathered for them.
  */
 #include <ctype.h>
 #include <errno.h>

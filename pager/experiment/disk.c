@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * experiment-disk.c - the disk of an experiment: the kernel's block-I/O
+ * disk.c - the disk of an experiment: the kernel's block-I/O
  * throttling (cgroup v2 io.max, or v1 blkio.throttle.*) on the disks that
  * hold the experiment's files and swap, for every process of its runs.
  *

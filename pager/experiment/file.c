@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * experiment-file.c - the experiment file of `pager experiment`, and
+ * file.c - the experiment file of `pager experiment`, and
  * reading the workload's figures from its output.
  *
  * A line is KEY VALUE...; # starts a comment. Errors name FILE:LINE.

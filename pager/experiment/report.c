@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * experiment-report.c - what an experiment's runs gave: the comparison
+ * report.c - what an experiment's runs gave: the comparison
  * table in the manner of mmtests (each figure's mean per configuration,
  * the gain over the base in percent, * beyond the noise; then the pager
  * counters), results.csv with every run's values, and a gnuplot plot --

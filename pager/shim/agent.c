@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shim-agent.c - the agent: a thread in each client that performs the
+ * agent.c - the agent: a thread in each client that performs the
  * MADV_DONTNEED the daemon asks for (the daemon cannot unmap another
  * process's pages), and the process's guard against the daemon's death.
  *

@@ -53,12 +53,12 @@ bool shim_agent_runs_in(const struct dl_phdr_info *info);
  * the start of phase @name in the daemon's record and trace. 0 or -1. */
 int pager_phase(const char *name);
 
-/* shim-text.c */
+/* text.c */
 /* Put the never-written segments of the loaded objects (the program's
  * text and its libraries') in the daemon's page cache. */
 void shim_take_texts(void);
 
-/* shim-agent.c */
+/* agent.c */
 /* Start the agent thread on shim.stack. Return 0 or -errno. */
 int shim_agent_start(void);
 

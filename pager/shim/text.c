@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shim-text.c - the program's executable and its libraries, at start and
+ * text.c - the program's executable and its libraries, at start and
  * after each dlopen, in the daemon's page cache.
  *
  * The loader maps them inside libc, out of reach of the mmap symbol. A

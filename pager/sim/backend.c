@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim-backend.c - the in-memory backend of the simulator: what the policy
+ * backend.c - the in-memory backend of the simulator: what the policy
  * calls to test young bits, unmap, write out and evict, over the slot
  * arrays of sim.h, and the swap device and shadow-node bookkeeping that
  * go with them.

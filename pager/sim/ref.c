@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim-ref.c - reference policies for `pager sim --policy lru|clock|opt`:
+ * ref.c - reference policies for `pager sim --policy lru|clock|opt`:
  * the bounds a reader puts the kernel's policy between.
  *
  *   lru    exact least-recently-used

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim-ref.h - reference policies (exact LRU, clock, Belady's optimum)
+ * ref.h - reference policies (exact LRU, clock, Belady's optimum)
  * over the same traces as the kernel policy.
  */
 #ifndef PGR_SIM_REF_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim-replay.c - replaying a trace's events through the policy.
+ * replay.c - replaying a trace's events through the policy.
  *
  * An access to a page that a PTE maps sets its young bit, as hardware
  * would, and costs nothing more: that is the common case and the fast

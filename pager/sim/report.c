@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim-report.c - what a simulation says: counters as `name value` lines,
+ * report.c - what a simulation says: counters as `name value` lines,
  * per-phase deltas, and the checks of `expect` lines.
  */
 #include <errno.h>

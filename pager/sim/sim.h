@@ -158,10 +158,10 @@ struct sim *sim_create(const struct trace *t, const struct sim_opts *o,
 int sim_set(struct sim *s, const char *kv, const char **why);
 void sim_destroy(struct sim *s);
 
-/* sim-replay.c: run the whole trace; 0, or -1 with s->err set. */
+/* replay.c: run the whole trace; 0, or -1 with s->err set. */
 int sim_run(struct sim *s);
 
-/* sim-backend.c: the backend and the memory it keeps */
+/* backend.c: the backend and the memory it keeps */
 extern const struct pol_backend sim_backend;
 void sim_slot_set(struct sim *s, uint32_t inode, uint32_t off, uint64_t v);
 void sim_swap_put(struct sim *s, uint32_t slot);
@@ -170,7 +170,7 @@ void sim_region_free_page(struct sim *s, uint32_t r, uint32_t off);
 void sim_writeback_flush(struct sim *s);
 bool sim_page_mapped(const struct sim *s, uint32_t i);
 
-/* sim-report.c: phases, expectations, output */
+/* report.c: phases, expectations, output */
 void sim_phase_start(struct sim *s, const char *name);
 void sim_phase_end(struct sim *s);
 void sim_expect(struct sim *s, const struct t_expect *x);

@@ -1,0 +1,139 @@
+#!/bin/sh
+# The tree's layout, as pager/README.md and each part's README.md state it:
+# - at most 3 source files directly in pager/, a README.md in each part;
+# - every #include "..." of a part goes where its README's "May include:"
+#   line allows (so the shim includes only lib/wire.h and lib/compat.h,
+#   sim/ never the daemon, nothing outside cli/ the command line);
+#   policy/ includes only policy/;
+# - in pager/daemon/, every file has a layer in its README's block, and
+#   includes only headers of its own layer or below, but for the
+#   back-edges listed there (each listed one must still exist);
+# - no source file over 900 lines.
+set -u
+top=$top_srcdir
+n=0
+fails=0
+ok() {
+	n=$((n + 1))
+	if [ -z "$2" ]; then
+		echo "ok $n - $1"
+	else
+		echo "not ok $n - $1"
+		printf '%s\n' "$2" | sed 's/^/#   /'
+		fails=$((fails + 1))
+	fi
+}
+echo "1..6"
+
+# 1. pager/ itself holds the parts, not their files.
+loose=$(cd "$top/pager" && ls -- *.c *.h 2>/dev/null)
+count=$(printf '%s' "$loose" | grep -c . || true)
+bad=""
+[ "$count" -gt 3 ] && bad="$count source files directly in pager/: $loose"
+ok "at most 3 source files directly in pager/ ($count)" "$bad"
+
+# 2. Each part says what it is and what it may include.
+parts=$(cd "$top/pager" && for d in */; do
+	d=${d%/}
+	ls "$d"/*.c "$d"/*.h >/dev/null 2>&1 && echo "$d"
+done)
+bad=""
+for d in $parts; do
+	f="$top/pager/$d/README.md"
+	if [ ! -f "$f" ]; then
+		bad="$bad
+pager/$d has no README.md"
+	elif ! grep -q '^May include: ' "$f"; then
+		bad="$bad
+pager/$d/README.md has no 'May include:' line"
+	fi
+done
+ok "each part of pager/ has a README.md with its rules ($(echo $parts))" \
+	"${bad#?}"
+
+# 3. Includes, part by part: "$1" is the part's folder (from the top),
+#    "$2" the allowed prefixes (folders end in /).
+check_includes() {
+	dir=$1
+	allowed=$2
+	for src in "$top/$dir"/*.c "$top/$dir"/*.h; do
+		[ -f "$src" ] || continue
+		grep -o '^#include "[^"]*"' "$src" | sed 's/^#include "//; s/"$//' |
+		while read -r inc; do
+			to=$(realpath -m --relative-to="$top" \
+			     "$(dirname "$src")/$inc")
+			fine=""
+			for a in $allowed; do
+				case $a in
+				*/) case $to in "$a"*) fine=1 ;; esac ;;
+				*) [ "$to" = "$a" ] && fine=1 ;;
+				esac
+			done
+			[ -n "$fine" ] ||
+				echo "$dir/$(basename "$src") includes $to"
+		done
+	done
+}
+bad=$(check_includes policy "policy/")
+for d in $parts; do
+	allowed=$(sed -n 's/^May include: //p' "$top/pager/$d/README.md" |
+		  tr ',' ' ')
+	bad="$bad
+$(check_includes "pager/$d" "$allowed")"
+done
+bad=$(printf '%s\n' "$bad" | grep . || true)
+ok "every include goes where its part's README allows" "$bad"
+
+# 4 and 5. The daemon's layers (pager/daemon/README.md).
+readme="$top/pager/daemon/README.md"
+layers=$(sed -n '/^```$/,/^```$/p' "$readme" | grep -E '^[a-z]+: ')
+edges=$(sed -n 's/^back-edge \([a-z-]*\) -> \([a-z-]*\):.*/\1 \2/p' "$readme")
+layer_of() {
+	printf '%s\n' "$layers" | awk -v f="$1" '
+		{ for (i = 2; i <= NF; i++) if ($i == f) { print NR; exit } }'
+}
+bad=""
+for src in "$top"/pager/daemon/*.c "$top"/pager/daemon/*.h; do
+	f=$(basename "$src")
+	f=${f%.?}
+	[ "$f" = pgr ] && continue
+	[ -n "$(layer_of "$f")" ] ||
+		bad="$bad
+$f has no layer in pager/daemon/README.md"
+done
+ok "every file of pager/daemon/ has a layer" "${bad#?}"
+
+up=""
+for src in "$top"/pager/daemon/*.c "$top"/pager/daemon/*.h; do
+	f=$(basename "$src")
+	f=${f%.?}
+	[ "$f" = pgr ] && continue
+	mine=$(layer_of "$f")
+	[ -n "$mine" ] || continue
+	for h in $(sed -n 's/^#include "\([a-z-]*\)\.h"$/\1/p' "$src"); do
+		[ "$h" = pgr ] || [ "$h" = "$f" ] && continue
+		theirs=$(layer_of "$h")
+		[ -n "$theirs" ] && [ "$theirs" -lt "$mine" ] &&
+			up="$up
+$f $h"
+	done
+done
+up=$(printf '%s\n' "$up" | grep . | sort -u || true)
+bad=""
+for e in $(printf '%s\n' "$up" | tr ' ' ':'); do
+	printf '%s\n' "$edges" | grep -qx "$(echo "$e" | tr ':' ' ')" ||
+		bad="$bad
+${e%%:*} calls up into ${e#*:}: not a listed back-edge"
+done
+for e in $(printf '%s\n' "$edges" | tr ' ' ':'); do
+	printf '%s\n' "$up" | grep -qx "$(echo "$e" | tr ':' ' ')" ||
+		bad="$bad
+back-edge ${e%%:*} -> ${e#*:} is listed but no longer exists"
+done
+ok "daemon calls go down its layers, but for the listed back-edges ($(printf '%s\n' "$edges" | grep -c .))" \
+	"${bad#?}"
+
+# 6. One idea per file.
+bad=$(cd "$top" && find pager policy tests examples -name '*.[ch]' \
+      -exec wc -l {} + | awk '$2 != "total" && $1 > 900 { print $2 " (" $1 " lines)" }')
+ok "no source file over 900 lines" "$bad"
