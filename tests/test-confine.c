@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-confine.c - the daemon's confinement (pager/confine.c) applied to
+ * test-confine.c - the daemon's confinement (pager/daemon/confine.c) applied to
  * this process: the calls the daemon makes still work, others are
  * refused with EPERM, capabilities beyond the kept ones are gone.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-formats.c - the trace formats other than text and their detection
- * (pager/trace-bin.c, trace-flat.c, trace.c).
+ * (pager/sim/trace-bin.c, trace-flat.c, trace.c).
  *
  * The binary form against the text it encodes, its size, every truncation
  * and its errors; the pages and lackey formats; and TF_AUTO, which must

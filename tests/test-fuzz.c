@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-fuzz.c - the trace readers and the simulator under random input
- * (pager/trace*.c, linesrc.c, sim*.c).
+ * (pager/sim/, pager/lib/linesrc.c).
  *
  * A fuzzer (a seeded xorshift64*, so every run is the same): mutated
  * traces, random bytes and mutated binary traces must each be read or

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-reference.c - the reference policies of `pager sim --policy
- * lru|clock|opt` (pager/sim-ref.c) against naive implementations written
+ * lru|clock|opt` (pager/sim/ref.c) against naive implementations written
  * here from scratch over the plain sequence of page numbers:
  *
  *   - random `pages` traces (uniform, looping, skewed, shifting working

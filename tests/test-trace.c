@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-trace.c - the text trace format and the builder (pager/trace.c,
+ * test-trace.c - the text trace format and the builder (pager/sim/trace.c,
  * trace-build.c, trace-text.c, linesrc.c).
  *
  * The text format with every command, resolved to events, regions and
