@@ -50,28 +50,37 @@
 #include "tracing.h"
 
 /*
- * Before the loop waits, after whatever woke it: kswapd if the policy
- * woke it, the agents' batches and memory.reclaim's next pass, a private
- * daemon's end once its last client has gone, then the I/O all that
- * queued, and the trace lines. kswapd runs between batches: a pass frees
- * what the previous one started (armed, written), so while that is in
- * flight it waits.
+ * Reclaim's background work: kswapd if the policy woke it, the agents'
+ * batches, memory.reclaim's next pass. kswapd runs between batches: a
+ * pass frees what the previous one started (armed, written), so while
+ * that is in flight it waits.
+ */
+static void background(struct pgr *p)
+{
+	if (p->stopping)
+		return;
+	if (pol_kswapd_wanted(p->pol) && !pgr_in_flight(p)) {
+		pol_kswapd(p->pol);
+		pol_kswapd_sleep(p->pol, false);
+	}
+	pgr_flush_asks(p);
+	if (p->reclaims)
+		pgr_reclaim_step(p);
+}
+
+/*
+ * Before the loop waits, after whatever woke it: the background work, a
+ * private daemon's end once its last client has gone, then the I/O all
+ * that queued, and the trace lines.
  */
 static void before_wait(uv_prepare_t *h)
 {
 	struct pgr *p = h->data;
 
-	if (!p->stopping) {
-		if (pol_kswapd_wanted(p->pol) && !pgr_in_flight(p)) {
-			pol_kswapd(p->pol);
-			pol_kswapd_sleep(p->pol, false);
-		}
-		pgr_flush_asks(p);
-		if (p->reclaims)
-			pgr_reclaim_step(p);
-		if (p->o.private_mode && p->detached && !pgr_nr_clients(p))
-			pgr_stop(p);
-	}
+	background(p);
+	if (!p->stopping && p->o.private_mode && p->detached &&
+	    !pgr_nr_clients(p))
+		pgr_stop(p);
 	pgr_ring_submit(p);
 	pgr_trace_flush(p);
 }
@@ -92,10 +101,13 @@ static void file_read_done(struct pgr *p, uint64_t rec, int res)
 	pgr_file_read_done(p, (void *)(uintptr_t)rec, res);
 }
 
-/* Pages may have been freed, or can be now: waiting faults retry. */
+/* Pages may have been freed, or can be now: waiting faults retry, and
+ * reclaim goes on at once, not when the loop next waits: a reap inside
+ * a fault's spin (events.c) may keep the loop away for a while. */
 static void after_reap(struct pgr *p)
 {
 	pgr_retry_deferred(p, NULL);
+	background(p);
 }
 
 static const struct pgr_ring_ops ring_ops = {
