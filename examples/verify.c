@@ -35,14 +35,31 @@
  *             file the parent mapped and reads both their memories
  *   ftwo      the file mapped by two processes: what one writes through
  *             its mapping the other reads through its own
+ *   fwrite    pwrite(2), writev(2), write(2) to a file mapped read-only:
+ *             the next load sees each
+ *   fread     stores through a shared mapping, read back with pread(2),
+ *             preadv(2), read(2), no msync
+ *   fgrow     a mapping past the end of the file; the file grown by
+ *             write(2) and ftruncate: the new pages read, no SIGBUS
+ *   ftrunc    a mapped file truncated inside a page: its tail zeros,
+ *             SIGBUS on exactly the pages past it
+ *   fraw      raw syscall(2) writes and stdio's own, to a mapped file
+ *   fstress   random pwrite, write, stores, pread, loads, truncation and
+ *             holes on one file, against a model of it
  *   all       all of the above
+ *   foutside  (not in all) the file written by a process outside the
+ *             pager while mapped here: waits for a line on stdin before
+ *             each check; `verify fstamp` is that outsider
+ *   fstamp    (not in all) write foutside's generation --passes
  *
  * Run it with a buffer several times the pager's budget, e.g.
  *   pager run --mem 16M -- verify --mb 64 all
  * Exit status: 0 when every word checked out, 1 on any mismatch, 2 on a
  * usage error.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -58,19 +75,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PAGE	4096UL
-#define WORDS	(PAGE / sizeof(uint64_t))
+#include "verify.h"
 
-static size_t mb = 64, passes = 2, nthreads = 4;
-static const char *file_path;
-static uint64_t seed = 1;
-static unsigned long bad;		/* mismatched words, all tests */
+size_t mb = 64, passes = 2, nthreads = 4;
+const char *file_path;
+uint64_t seed = 1;
+unsigned long bad;		/* mismatched words, all tests */
 
 /*
  * The word @w of page @pg of buffer @tag in generation @gen. Never zero,
  * and different for every page, word, buffer and generation.
  */
-static uint64_t pattern(uint64_t tag, uint64_t pg, uint64_t w, uint64_t gen)
+uint64_t pattern(uint64_t tag, uint64_t pg, uint64_t w, uint64_t gen)
 {
 	uint64_t x = tag << 56 ^ gen << 40 ^ pg << 9 ^ w;
 
@@ -79,7 +95,7 @@ static uint64_t pattern(uint64_t tag, uint64_t pg, uint64_t w, uint64_t gen)
 	return x | 1;
 }
 
-static void fill_page(uint64_t *p, uint64_t tag, uint64_t pg, uint64_t gen)
+void fill_page(uint64_t *p, uint64_t tag, uint64_t pg, uint64_t gen)
 {
 	for (uint64_t w = 0; w < WORDS; w++)
 		p[w] = pattern(tag, pg, w, gen);
@@ -87,7 +103,7 @@ static void fill_page(uint64_t *p, uint64_t tag, uint64_t pg, uint64_t gen)
 
 /* Check a page; return the words that are wrong, reporting the first few
  * mismatching pages. @gen 0: the page must be zeros. */
-static unsigned long check_page(const char *test, const uint64_t *p,
+unsigned long check_page(const char *test, const uint64_t *p,
 				uint64_t tag, uint64_t pg, uint64_t gen)
 {
 	static __thread unsigned int reported;
@@ -105,7 +121,7 @@ static unsigned long check_page(const char *test, const uint64_t *p,
 	return n;
 }
 
-static char *map(size_t len)
+char *map(size_t len)
 {
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -117,7 +133,7 @@ static char *map(size_t len)
 	return p;
 }
 
-static uint64_t rnd(uint64_t *s)
+uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s << 13;
 	*s ^= *s >> 7;
@@ -126,13 +142,13 @@ static uint64_t rnd(uint64_t *s)
 }
 
 /* Fill pages [from, to) of @buf with generation @gen. */
-static void fill(char *buf, uint64_t tag, size_t from, size_t to, uint64_t gen)
+void fill(char *buf, uint64_t tag, size_t from, size_t to, uint64_t gen)
 {
 	for (size_t pg = from; pg < to; pg++)
 		fill_page((uint64_t *)(buf + pg * PAGE), tag, pg, gen);
 }
 
-static unsigned long check(const char *test, const char *buf, uint64_t tag,
+unsigned long check(const char *test, const char *buf, uint64_t tag,
 			   size_t from, size_t to, uint64_t gen)
 {
 	unsigned long n = 0;
@@ -143,7 +159,7 @@ static unsigned long check(const char *test, const char *buf, uint64_t tag,
 	return n;
 }
 
-static void result(const char *test, unsigned long n)
+void result(const char *test, unsigned long n)
 {
 	bad += n;
 	if (n)
@@ -434,227 +450,6 @@ static void t_pipe(void)
 	result("pipe", n);
 }
 
-/* ---- file mappings --------------------------------------------------------- */
-
-static int open_file(size_t len, bool create)
-{
-	const char *dir = getenv("TMPDIR");
-	static char path[256];
-	int fd;
-
-	if (!file_path) {
-		snprintf(path, sizeof(path), "%s/verify-%d.data",
-			 dir && *dir ? dir : "/tmp", (int)getpid());
-		file_path = path;
-	}
-	fd = open(file_path, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), 0600);
-	if (fd < 0 || (create && ftruncate(fd, (off_t)len))) {
-		perror("verify: file");
-		exit(1);
-	}
-	return fd;
-}
-
-static char *map_file(int fd, size_t len, int flags)
-{
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
-
-	if (p == MAP_FAILED) {
-		perror("verify: mmap of the file");
-		exit(1);
-	}
-	return p;
-}
-
-/* Check the file's pages [from, to) with pread(2), step @step. */
-static unsigned long check_file(const char *test, int fd, uint64_t tag,
-				size_t from, size_t to, size_t step,
-				const uint64_t *gens, uint64_t gen)
-{
-	static uint64_t page[WORDS];
-	unsigned long n = 0;
-
-	for (size_t pg = from; pg < to; pg += step) {
-		if (pread(fd, page, PAGE, (off_t)(pg * PAGE)) != (ssize_t)PAGE) {
-			printf("verify: %s: short read of page %zu\n", test, pg);
-			return n + WORDS;
-		}
-		n += check_page(test, page, tag, pg, gens ? gens[pg] : gen);
-	}
-	return n;
-}
-
-static void t_fshared(void)
-{
-	size_t pages = mb << 20 >> 12;
-	int fd = open_file(pages * PAGE, true);
-	char *buf = map_file(fd, pages * PAGE, MAP_SHARED);
-	uint64_t s = seed, *gen = calloc(pages, sizeof(*gen));
-	unsigned long n = 0;
-
-	for (uint64_t g = 1; g <= passes; g++) {
-		fill(buf, 2, 0, pages, g);
-		n += check("fshared", buf, 2, 0, pages, g);
-		if (g == 1 && msync(buf, pages * PAGE, MS_SYNC))
-			perror("verify: msync");
-	}
-	for (size_t pg = 0; pg < pages; pg++)
-		gen[pg] = passes;
-	for (size_t k = 0; k < pages; k++) {
-		size_t pg = rnd(&s) % pages;
-
-		if (rnd(&s) & 1)
-			fill_page((uint64_t *)(buf + pg * PAGE), 2, pg,
-				  ++gen[pg]);
-		else
-			n += check_page("fshared", (uint64_t *)(buf + pg * PAGE),
-					2, pg, gen[pg]);
-	}
-	for (size_t pg = 0; pg < pages; pg++)
-		n += check_page("fshared", (uint64_t *)(buf + pg * PAGE), 2,
-				pg, gen[pg]);
-	/* After msync the file holds it, as the kernel's read(2) sees it. */
-	if (msync(buf, pages * PAGE, MS_SYNC))
-		perror("verify: msync");
-	n += check_file("fshared (read after msync)", fd, 2, 0, pages, 7, gen,
-			0);
-	munmap(buf, pages * PAGE);
-	/* And after munmap, all of it. Leave the last generation written
-	 * everywhere, so the file's digest can be compared with a native
-	 * run's. */
-	n += check_file("fshared (read after munmap)", fd, 2, 0, pages, 1, gen,
-			0);
-	buf = map_file(fd, pages * PAGE, MAP_SHARED);
-	fill(buf, 2, 0, pages, passes + 1);
-	munmap(buf, pages * PAGE);
-	n += check_file("fshared (final)", fd, 2, 0, pages, 1, NULL,
-			passes + 1);
-	close(fd);
-	free(gen);
-	result("fshared", n);
-}
-
-/* Write generation 1 of buffer @tag into the first @pages of file @fd,
- * with pwrite(2): the kernel's page cache, not the pager's. */
-static void write_file(int fd, uint64_t tag, size_t pages)
-{
-	static uint64_t page[WORDS];
-
-	for (size_t pg = 0; pg < pages; pg++) {
-		fill_page(page, tag, pg, 1);
-		if (pwrite(fd, page, PAGE, (off_t)(pg * PAGE)) != (ssize_t)PAGE) {
-			perror("verify: pwrite");
-			exit(1);
-		}
-	}
-}
-
-static void t_fprivate(void)
-{
-	size_t pages = mb << 20 >> 12;
-	int fd = open_file(pages * PAGE, true);
-	unsigned long n = 0;
-	char *buf;
-
-	write_file(fd, 3, pages);
-	buf = map_file(fd, pages * PAGE, MAP_PRIVATE);
-	n += check("fprivate", buf, 3, 0, pages, 1);
-	for (size_t pg = 0; pg < pages; pg += 2)
-		fill_page((uint64_t *)(buf + pg * PAGE), 3, pg, 2);
-	for (int round = 0; round < 2; round++)
-		for (size_t pg = 0; pg < pages; pg++)
-			n += check_page("fprivate", (uint64_t *)(buf + pg * PAGE),
-					3, pg, pg % 2 ? 1 : 2);
-	munmap(buf, pages * PAGE);
-	n += check_file("fprivate (file unchanged)", fd, 3, 0, pages, 1, NULL,
-			1);
-	close(fd);
-	unlink(file_path);
-	result("fprivate", n);
-}
-
-/*
- * A child made by a raw clone(2), which runs no atfork handler (Chrome's
- * zygote forks so): the parent has mapped a file already; the child maps
- * the file again and reads it, then its own memory and the parent's.
- */
-static void t_clone(void)
-{
-	size_t pages = mb << 20 >> 12;
-	int fd = open_file(pages * PAGE, true), status;
-	char *buf = map(pages * PAGE), *a;
-	unsigned long n = 0;
-	pid_t pid;
-
-	write_file(fd, 10, pages);
-	a = map_file(fd, pages * PAGE, MAP_PRIVATE);
-	n += check("clone (parent)", a, 10, 0, pages, 1);
-	fill(buf, 11, 0, pages, 1);
-	fflush(stdout);
-	pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
-	if (pid < 0) {
-		perror("verify: clone");
-		exit(1);
-	}
-	if (pid == 0) {
-		char *b = map_file(fd, pages * PAGE, MAP_PRIVATE);
-		unsigned long m = check("clone (child)", b, 10, 0, pages, 1);
-
-		m += check("clone (child)", buf, 11, 0, pages, 1);
-		fill(buf, 11, 0, pages, 2);
-		m += check("clone (child)", buf, 11, 0, pages, 2);
-		_exit(m ? 1 : 0);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		fprintf(stderr, "verify: clone: the child failed (status %#x)\n",
-			status);
-		n++;
-	}
-	n += check("clone (parent)", a, 10, 0, pages, 1);
-	n += check("clone (parent)", buf, 11, 0, pages, 1);
-	munmap(a, pages * PAGE);
-	munmap(buf, pages * PAGE);
-	close(fd);
-	unlink(file_path);
-	result("clone", n);
-}
-
-static void t_ftwo(void)
-{
-	size_t pages = mb << 20 >> 12;
-	int fd = open_file(pages * PAGE, true), status;
-	char *buf = map_file(fd, pages * PAGE, MAP_SHARED);
-	unsigned long n = 0;
-	pid_t pid;
-
-	fill(buf, 4, 0, pages, 1);
-	pid = fork();
-	if (pid == 0) {
-		/* A mapping of its own, not the inherited one. */
-		int cfd = open_file(0, false);
-		char *mine = map_file(cfd, pages * PAGE, MAP_SHARED);
-		unsigned long cn = check("ftwo (child)", mine, 4, 0, pages, 1);
-
-		for (size_t pg = 1; pg < pages; pg += 2)
-			fill_page((uint64_t *)(mine + pg * PAGE), 4, pg, 2);
-		munmap(mine, pages * PAGE);
-		_exit(cn ? 1 : 0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
-	    !WIFEXITED(status) || WEXITSTATUS(status)) {
-		printf("verify: ftwo: the child failed\n");
-		n++;
-	}
-	for (size_t pg = 0; pg < pages; pg++)
-		n += check_page("ftwo", (uint64_t *)(buf + pg * PAGE), 4, pg,
-				pg % 2 ? 2 : 1);
-	munmap(buf, pages * PAGE);
-	close(fd);
-	unlink(file_path);
-	result("ftwo", n);
-}
-
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -665,6 +460,17 @@ static const struct {
 	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
+	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
+	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw },
+	{ "fstress", t_fstress },
+};
+
+/* Not in "all": they need a partner (foutside's outsider is fstamp). */
+static const struct {
+	const char *name;
+	void (*run)(void);
+} alone[] = {
+	{ "foutside", t_foutside }, { "fstamp", t_fstamp },
 };
 
 static int usage(const char *why)
@@ -672,7 +478,8 @@ static int usage(const char *why)
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
 		"threads fork mremap munmap dontneed mprotect pipe fshared "
-		"fprivate ftwo clone all\n", why);
+		"fprivate ftwo clone fwrite fread fgrow ftrunc fraw fstress all; "
+		"foutside fstamp\n", why);
 	return 2;
 }
 
@@ -736,6 +543,12 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < sizeof(tests) / sizeof(tests[0]); k++) {
 			if (all || !strcmp(argv[a], tests[k].name)) {
 				tests[k].run();
+				found = true;
+			}
+		}
+		for (size_t k = 0; k < sizeof(alone) / sizeof(alone[0]); k++) {
+			if (!strcmp(argv[a], alone[k].name)) {
+				alone[k].run();
 				found = true;
 			}
 		}

@@ -75,6 +75,38 @@ static pid_t start_daemon(struct daemon_args *a, const char *sock)
 	return pid;
 }
 
+/*
+ * Write-family system calls that do not carry the shim's marker (libc's
+ * stdio, raw syscall(2), programs without the shim): the daemon sees
+ * each, and hands a watched file it writes back to the kernel first
+ * (docs/files.md, "Coherence"). Writes to descriptors 0-2 (a terminal, a
+ * pipe: never a watched file in practice) are left alone, so that stdio
+ * output costs nothing. copy_file_range and splice use all six argument
+ * registers and are not caught (the shim sees them through libc).
+ */
+static int add_write_rules(scmp_filter_ctx ctx)
+{
+	static const int fd_calls[] = {
+		SCMP_SYS(write), SCMP_SYS(writev), SCMP_SYS(pwrite64),
+		SCMP_SYS(pwritev), SCMP_SYS(ftruncate), SCMP_SYS(fallocate),
+		SCMP_SYS(sendfile),
+	};
+	const scmp_datum_t mark = PGR_SYSCALL_MARKER;
+
+	for (size_t k = 0; k < sizeof(fd_calls) / sizeof(fd_calls[0]); k++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, fd_calls[k], 2,
+				     SCMP_A0(SCMP_CMP_GT, 2),
+				     SCMP_A5(SCMP_CMP_NE, mark)))
+			return -1;
+	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(pwritev2), 2,
+				SCMP_A0(SCMP_CMP_GT, 2),
+				SCMP_A4(SCMP_CMP_NE, mark)) ||
+	       seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(truncate), 1,
+				SCMP_A5(SCMP_CMP_NE, mark)) ||
+	       seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(io_uring_setup),
+				0);
+}
+
 /* In the child: the filter that notifies anonymous private mmaps without
  * the shim's marker, and brk; its listener goes to the daemon. Never
  * SCMP_ACT_TRAP: the filter survives exec, a SIGSYS handler would not.
@@ -101,7 +133,7 @@ static int install_filter(const char *sock)
 				     PGR_MAP_MARKER | MAP_ANONYMOUS | MAP_TYPE,
 				     MAP_ANONYMOUS | MAP_PRIVATE)) ||
 	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(brk), 0) ||
-	    seccomp_load(ctx))
+	    add_write_rules(ctx) || seccomp_load(ctx))
 		goto out;
 	err = -1;
 	lfd = seccomp_notify_fd(ctx);

@@ -309,3 +309,11 @@ void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id)
 		pgr_wake(p, c, a.start, a.end);
 	}
 }
+
+int pgr_agent_send(struct client *c, const char *line, int fd)
+{
+	if (!c->conn)
+		return -ENOTCONN;
+	return fd >= 0 ? pgr_conn_send_fd(c->conn, line, fd) :
+			 pgr_conn_send(c->conn, line);
+}

@@ -14,6 +14,8 @@ int pgr_arm(struct pgr *p, uint32_t page);
 void pgr_ask_file(struct client *c, uint64_t addr);
 /* Send the DONTNEED batches the scans asked for. */
 void pgr_flush_asks(struct pgr *p);
+/* A line (with @fd, if not -1) for @c's agent: 0 or -errno. */
+int pgr_agent_send(struct client *c, const char *line, int fd);
 /* The agent finished request @id: settle the pages it covered. */
 void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id);
 

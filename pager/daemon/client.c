@@ -44,6 +44,7 @@
 #include "events.h"
 #include "fault.h"
 #include "file-map.h"
+#include "file-write.h"
 #include "record.h"
 #include "region.h"
 
@@ -190,6 +191,7 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 		pgr_conn_detach_client(c->conn);
 	c->conn = NULL;
 	pgr_file_unhand(p, c);
+	pgr_fwrite_forget(p, c);
 	pgr_region_drop_all(p, c);
 	close(c->uffd);
 	if (c->pidfd >= 0)

@@ -67,6 +67,8 @@ static const char *const allowed[] __attribute__((unused)) = {
 	"getrlimit", "setrlimit", "prlimit64", "fadvise64",
 	/* io_uring */
 	"io_uring_enter", "io_uring_register",
+	/* coherence of cached files: fanotify marks, come and go */
+	"fanotify_mark",
 };
 
 /* A sanitizer build (ASan's LeakSanitizer stops the world at exit with a
@@ -81,7 +83,7 @@ static const char *const denied[] __attribute__((unused)) = {
 
 static const int kept_caps[] = {
 	CAP_SYS_PTRACE, CAP_KILL, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
-	CAP_SYS_RESOURCE,
+	CAP_SYS_RESOURCE, CAP_LEASE,
 };
 
 static bool kept(int cap)
@@ -157,6 +159,9 @@ int pgr_confine(void)
 			break;
 		}
 	}
+	/* Every thread: the fanotify thread (seal.c) too. */
+	if (!err)
+		err = seccomp_attr_set(f, SCMP_FLTATR_CTL_TSYNC, 1);
 	if (!err)
 		err = seccomp_load(f);	/* sets no_new_privs first */
 	seccomp_release(f);

@@ -23,6 +23,7 @@
 #include "arm.h"
 #include "client.h"
 #include "conn.h"
+#include "ctl-req.h"
 #include "ctl.h"
 #include "daemon.h"
 #include "fault.h"
@@ -34,83 +35,6 @@
 #include "record.h"
 #include "region.h"
 #include "tracing.h"
-
-#define MAX_ARGS 64
-
-struct req {
-	struct pgr *p;
-	struct conn *conn;
-	int argc;
-	char *argv[MAX_ARGS];
-};
-
-static void reply(struct req *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void reply(struct req *r, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	pgr_conn_send(r->conn, line);
-}
-
-/* reply() for callbacks that hand over finished lines. */
-static void reply_line(void *arg, const char *text)
-{
-	struct req *r = arg;
-
-	pgr_conn_send(r->conn, text);
-}
-
-static int fail(struct req *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(struct req *r, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	int n = snprintf(line, sizeof(line), "error ");
-
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
-	pgr_conn_send(r->conn, line);
-	return -1;
-}
-
-static const char *opt(struct req *r, int i, const char *key)
-{
-	size_t n = strlen(key);
-
-	if (i < r->argc && !strncmp(r->argv[i], key, n) &&
-	    r->argv[i][n] == '=')
-		return r->argv[i] + n + 1;
-	return NULL;
-}
-
-static int arg_hex(struct req *r, int i, uint64_t *v)
-{
-	char buf[32];
-
-	if (i >= r->argc)
-		return -1;
-	snprintf(buf, sizeof(buf), "0x%.20s", r->argv[i]);
-	return pgr_parse_u64(buf, v);
-}
-
-/* The client this connection speaks for, or an error. */
-static struct client *own(struct req *r)
-{
-	struct client *c = pgr_conn_client(r->conn);
-
-	if (!c)
-		fail(r, "no hello on this connection");
-	return c;
-}
 
 /* hello PID [group=NAME] [child]  (+ fd: the userfaultfd, unless child) */
 static void cmd_hello(struct req *r)
@@ -240,101 +164,6 @@ static void cmd_adopt(struct req *r, bool one)
 	} else {
 		pgr_adopt(r->p, c, s, s + ((n + 4095) & ~4095ULL));
 	}
-	reply(r, "ok");
-}
-
-/* file [rw] (+ fd: a regular file the program maps): its page cache.
- * Answer "file ID GEN" with the memfd to map in its place (read-write if
- * rw: a shared writable mapping), then ok. */
-static void cmd_file(struct req *r)
-{
-	struct client *c = own(r);
-	int fd = pgr_conn_take_fd(r->conn), ino, mfd;
-	bool rw = r->argc > 1 && !strcmp(r->argv[1], "rw");
-	const char *why = NULL;
-	char line[64];
-
-	if (!c) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (fd < 0) {
-		fail(r, "file: no file descriptor attached");
-		return;
-	}
-	if (rw && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDWR) {
-		close(fd);
-		fail(r, "file: not open for reading and writing");
-		return;
-	}
-	ino = pgr_file_get(r->p, c, fd, rw, &why);
-	close(fd);
-	if (ino < 0) {
-		fail(r, "file: %s", why ? why : strerror(-ino));
-		return;
-	}
-	mfd = pgr_file_memfd(r->p, (uint32_t)ino, rw);
-	if (mfd < 0) {
-		fail(r, "file: cannot open the page cache: %s",
-		     strerror(errno));
-		return;
-	}
-	pgr_file_hand(r->p, c, (uint32_t)ino);
-	snprintf(line, sizeof(line), "file %d %u", ino,
-		 r->p->files[ino].gen);
-	pgr_conn_send_fd(r->conn, line, mfd);
-	close(mfd);
-	reply(r, "ok");
-}
-
-/* mapf START LEN ID GEN PGOFF FLAGS: the memfd of inode ID is mapped at
- * START (hex numbers; FLAGS: 1 shared, 2 writable, 4 executable) */
-static void cmd_mapf(struct req *r)
-{
-	struct client *c = own(r);
-	uint64_t s, n, ino, gen, pgoff, fl;
-	const char *why = NULL;
-	int err;
-
-	if (!c)
-		return;
-	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || arg_hex(r, 3, &ino) ||
-	    arg_hex(r, 4, &gen) || arg_hex(r, 5, &pgoff) ||
-	    arg_hex(r, 6, &fl) || (s & 4095) || !n || fl > 7 ||
-	    ino > UINT32_MAX || gen > UINT32_MAX || s + n < s) {
-		fail(r, "mapf: expected START LEN ID GEN PGOFF FLAGS");
-		return;
-	}
-	err = pgr_file_map(r->p, c, s, (n + 4095) & ~4095ULL, (uint32_t)ino,
-			   (uint32_t)gen, pgoff, (uint8_t)fl, &why);
-	pgr_file_unhand(r->p, c);
-	if (err == -ENOSPC) {
-		/* A limit, not a fault: the shim leaves it to the kernel
-		 * without a word to the program. */
-		fail(r, "limit: %s", why);
-		return;
-	}
-	if (err) {
-		fail(r, "mapf: %s", why ? why : strerror(-err));
-		return;
-	}
-	reply(r, "ok");
-}
-
-/* msync START LEN: write back what the client dirtied there */
-static void cmd_msync(struct req *r)
-{
-	struct client *c = own(r);
-	uint64_t s, n;
-
-	if (!c)
-		return;
-	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || s + n < s) {
-		fail(r, "msync: expected START LEN");
-		return;
-	}
-	pgr_file_msync(r->p, c, s, s + n);
 	reply(r, "ok");
 }
 
@@ -814,12 +643,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_adopt(&r, false);
 	else if (!strcmp(cmd, "map"))
 		cmd_adopt(&r, true);
-	else if (!strcmp(cmd, "file"))
-		cmd_file(&r);
-	else if (!strcmp(cmd, "mapf"))
-		cmd_mapf(&r);
-	else if (!strcmp(cmd, "msync"))
-		cmd_msync(&r);
+	else if (pgr_ctl_file(&r))
+		;
 	else if (!strcmp(cmd, "trace"))
 		cmd_trace(&r);
 	else if (!strcmp(cmd, "phase"))

@@ -37,14 +37,17 @@
 #include "confine.h"
 #include "conn.h"
 #include "daemon.h"
+#include "demote.h"
 #include "fault.h"
 #include "file-fault.h"
 #include "file.h"
+#include "ftable.h"
 #include "knobs.h"
 #include "notify.h"
 #include "page.h"
 #include "proactive.h"
 #include "record.h"
+#include "seal.h"
 #include "ring.h"
 #include "swap.h"
 #include "tracing.h"
@@ -81,6 +84,7 @@ static void before_wait(uv_prepare_t *h)
 	if (!p->stopping && p->o.private_mode && p->detached &&
 	    !pgr_nr_clients(p))
 		pgr_stop(p);
+	pgr_demote_step(p);
 	pgr_ring_submit(p);
 	pgr_trace_flush(p);
 }
@@ -258,6 +262,9 @@ static void teardown(struct pgr *p)
 		close(p->launcher_pidfd);
 	}
 	pgr_files_release(p);
+	pgr_seal_release(p);
+	pgr_ftable_release(p);
+	uv_close((uv_handle_t *)&p->demote_timer, NULL);
 	pgr_record_close(p);
 	pgr_ring_close(p);
 	/* Let the close callbacks run. */
@@ -300,7 +307,14 @@ struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 	uv_signal_init(p->loop, &p->sigterm);
 	uv_signal_init(p->loop, &p->sigint);
 	p->sigterm.data = p->sigint.data = p;
+	uv_timer_init(p->loop, &p->demote_timer);
+	p->demote_timer.data = p;
+	p->lease_sfd = p->fan_fd = p->ftable_fd = -1;
 	err = setup_memory(p);
+	if (!err)
+		err = pgr_ftable_init(p);
+	if (!err)
+		err = pgr_seal_init(p);
 	if (!err)
 		err = pgr_swap_open(p);
 	if (!err)

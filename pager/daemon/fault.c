@@ -49,6 +49,7 @@
 #include "arm.h"
 #include "fault.h"
 #include "file-fault.h"
+#include "file.h"
 #include "oom.h"
 #include "page.h"
 #include "record.h"
@@ -610,6 +611,10 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 	}
 	off = (uint32_t)((addr - r->start) / PGR_PAGE);
 	v = r->slot[off];
+	if (region_is_file(r) && (write || wp) &&
+	    pgr_file_held(p, r->inode, r->pgoff + off))
+		return PGR_PARKED;	/* a write to the file under way, or a
+					 * hand-back: its end wakes it */
 	if (region_is_file(r) && sl_tag(v) == SL_EMPTY)
 		return pgr_file_fault(p, c, rid, off, write, wp);
 	if (sl_tag(v) == SL_FOREIGN) {

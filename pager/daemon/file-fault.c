@@ -436,6 +436,8 @@ enum pgr_served pgr_file_fault(struct pgr *p, struct client *c, uint32_t rid,
 
 	if (v & SL_ARMING)
 		return PGR_PARKED;	/* the agent's answer wakes it */
+	if ((write || wp) && pgr_file_held(p, r->inode, pg))
+		return PGR_PARKED;	/* the write's wpost wakes it */
 	if (pg >= fi->map_pages || pg * PGR_PAGE >= fi->size) {
 		/* Past the end of the file: the kernel's SIGBUS, on the
 		 * retry (the memfd's size is the file's). */
@@ -470,25 +472,6 @@ enum pgr_served pgr_file_fault(struct pgr *p, struct client *c, uint32_t rid,
 	return map_cached(p, c, rid, off, write);
 }
 
-/* Wake every thread waiting on pages [first, first + n) of @ino. */
-static void wake_mappers(struct pgr *p, uint32_t ino, uint64_t first,
-			 uint64_t n)
-{
-	struct finode *fi = F(p, ino);
-
-	for (size_t k = 0; k < fi->nr_mappers; k++) {
-		struct region *r = &p->regions[fi->mappers[k]];
-		uint64_t lo = first > r->pgoff ? first : r->pgoff;
-		uint64_t hi = first + n < r->pgoff + region_pages(r) ?
-			      first + n : r->pgoff + region_pages(r);
-
-		if (lo < hi)
-			pgr_wake(p, &p->clients[r->client],
-				 r->start + (lo - r->pgoff) * PGR_PAGE,
-				 r->start + (hi - r->pgoff) * PGR_PAGE);
-	}
-}
-
 void pgr_file_read_done(struct pgr *p, void *arg, int res)
 {
 	struct file_read *rec = arg;
@@ -506,8 +489,14 @@ void pgr_file_read_done(struct pgr *p, void *arg, int res)
 		if (i == PGR_NONE || !(p->pages[i].flags & DP_READING))
 			continue;
 		p->pages[i].flags &= (uint8_t)~DP_READING;
-		if (k < good)
+		if (k < good) {
+			if (p->pages[i].flags & DP_STALE) {
+				/* A write came while it was read. */
+				p->pages[i].flags &= (uint8_t)~DP_STALE;
+				pgr_file_patch_landed(p, rec->ino, pg);
+			}
 			continue;
+		}
 		/* Not read: an error, or the file is shorter than we knew
 		 * (truncated under the mapping). Never map what we have. */
 		pgr_file_punch(fi, pg, 1);
@@ -547,6 +536,8 @@ void pgr_file_read_done(struct pgr *p, void *arg, int res)
 					  s);
 		}
 	}
-	wake_mappers(p, rec->ino, rec->first, rec->n);
+	pgr_file_wake(p, rec->ino, rec->first, rec->n);
+	if (fi->gone)
+		pgr_file_drop(p, rec->ino);	/* the last read it waited for */
 	free(rec);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "../lib/compat.h"
 #include "pgr.h"
@@ -84,7 +85,7 @@ int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
 }
 
 void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
-		    uint64_t end)
+		    uint64_t end, bool sync)
 {
 	for (size_t k = 0; k < c->nr_regions; k++) {
 		uint32_t rid = c->regions[k];
@@ -97,5 +98,8 @@ void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
 		pgr_file_flush(p, r->inode, r->pgoff + (s - r->start) / PGR_PAGE,
 			       r->pgoff + (e - r->start + PGR_PAGE - 1) /
 			       PGR_PAGE, PGR_NONE);
+		/* MS_SYNC: on the disk before msync returns. */
+		if (sync && F(p, r->inode)->wfd >= 0)
+			fdatasync(F(p, r->inode)->wfd);
 	}
 }

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -43,11 +44,14 @@
 #include <unistd.h>
 
 #include "../lib/compat.h"
+#include "../lib/ftable.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "pgr.h"
 #include "arm.h"
 #include "file.h"
+#include "ftable.h"
+#include "uffd.h"
 
 #define FILES_MAX	65536	/* descriptors; the knob limits live ones */
 
@@ -134,6 +138,40 @@ static void punch_later(struct pgr *p, uint32_t ino, uint64_t pg)
 	p->punch.n = 1;
 }
 
+/* Let go of what inode @ino holds: its table entry, its fanotify mark
+ * and lease (closing the descriptor drops the lease), its memory. */
+static void close_inode(struct pgr *p, uint32_t ino)
+{
+	struct finode *fi = F(p, ino);
+
+	pgr_ftable_set(p, ino, 0);
+	if ((fi->coh & FT_WATCHED) && p->fan_fd >= 0)
+		fanotify_mark(p->fan_fd, FAN_MARK_REMOVE, FAN_OPEN_PERM, fi->fd,
+			      NULL);
+	for (size_t k = 0; k < fi->nr_fan_waits; k++) {
+		/* Let them go: the daemon stops, or the inode is freed. */
+		struct fanotify_response r = { fi->fan_waits[k], FAN_ALLOW };
+
+		if (write(p->fan_fd, &r, sizeof(r)) < 0)
+			pgr_dbg("fanotify answer: %s", strerror(errno));
+		close(fi->fan_waits[k]);
+	}
+	free(fi->fan_waits);
+	free(fi->notif_waits);
+	if (fi->map)
+		munmap(fi->map, fi->map_pages * PGR_PAGE);
+	close(fi->fd);
+	if (fi->wfd >= 0)
+		close(fi->wfd);
+	if (fi->bfd >= 0)
+		close(fi->bfd);
+	close(fi->memfd);
+	free(fi->page);
+	free(fi->shadow);
+	free(fi->mappers);
+	free(fi->holds);
+}
+
 void pgr_file_free_inode(struct pgr *p, uint32_t ino)
 {
 	struct finode *fi = F(p, ino);
@@ -143,15 +181,7 @@ void pgr_file_free_inode(struct pgr *p, uint32_t ino)
 	for (uint64_t pg = 0; pg < fi->map_pages; pg++)
 		if (fi->shadow[pg])
 			pol_shadow_forget(p->pol, fi->shadow[pg]);
-	if (fi->map)
-		munmap(fi->map, fi->map_pages * PGR_PAGE);
-	close(fi->fd);
-	if (fi->wfd >= 0)
-		close(fi->wfd);
-	close(fi->memfd);
-	free(fi->page);
-	free(fi->shadow);
-	free(fi->mappers);
+	close_inode(p, ino);
 	memset(fi, 0, sizeof(*fi));
 	p->nr_files_live--;
 }
@@ -270,10 +300,11 @@ uint64_t pgr_file_ra_pages(const struct pgr *p, const struct finode *fi)
 	return ra < p->o.budget / 8 ? ra : (p->o.budget / 8 ? p->o.budget / 8 : 1);
 }
 
-static int find(struct pgr *p, dev_t dev, ino_t ino)
+int pgr_file_find(struct pgr *p, dev_t dev, ino_t ino)
 {
 	for (uint32_t k = 0; k < p->nr_files_max; k++)
-		if (p->files[k].used && p->files[k].dev == dev &&
+		if (p->files[k].used && !p->files[k].gone &&
+		    p->files[k].dev == dev &&
 		    p->files[k].ino == ino)
 			return (int)k;
 	return -1;
@@ -311,6 +342,8 @@ static int create(struct pgr *p, struct client *c, int fd,
 	fi = F(p, ino);
 	memset(fi, 0, sizeof(*fi));
 	fi->wfd = -1;
+	fi->bfd = -1;
+	fi->ft_slot = PGR_NONE;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	fi->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	fi->direct = fi->fd >= 0;
@@ -349,8 +382,7 @@ static int create(struct pgr *p, struct client *c, int fd,
 	return (int)ino;
 }
 
-int pgr_file_get(struct pgr *p, struct client *c, int fd, bool writable,
-		 const char **why)
+int pgr_file_get(struct pgr *p, struct client *c, int fd, const char **why)
 {
 	struct stat st;
 	int ino;
@@ -363,7 +395,7 @@ int pgr_file_get(struct pgr *p, struct client *c, int fd, bool writable,
 		*why = "not a regular file";
 		return -ENODEV;
 	}
-	ino = find(p, st.st_dev, st.st_ino);
+	ino = pgr_file_find(p, st.st_dev, st.st_ino);
 	if (ino >= 0) {
 		struct finode *fi = F(p, (uint32_t)ino);
 		bool changed = fi->mtime.tv_sec != st.st_mtim.tv_sec ||
@@ -382,13 +414,6 @@ int pgr_file_get(struct pgr *p, struct client *c, int fd, bool writable,
 		ino = create(p, c, fd, &st, why);
 	if (ino < 0)
 		return ino;
-	if (writable && F(p, (uint32_t)ino)->wfd < 0) {
-		F(p, (uint32_t)ino)->wfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		if (F(p, (uint32_t)ino)->wfd < 0) {
-			*why = "cannot keep the file for write-back";
-			return -errno;
-		}
-	}
 	return ino;
 }
 
@@ -434,6 +459,103 @@ void pgr_file_unmap_region(struct pgr *p, uint32_t rid)
 	}
 	pol_inode_put(p->pol, r->inode);
 	r->inode = PGR_NONE;
+	/* Threads held on it (a write under way, a hand-back) retry on
+	 * whatever is mapped there now. */
+	if (fi->nr_holds && p->clients[r->client].used)
+		pgr_wake(p, &p->clients[r->client], r->start, r->end);
+}
+
+bool pgr_file_held(const struct pgr *p, uint32_t ino, uint64_t pg)
+{
+	const struct finode *fi = &p->files[ino];
+
+	for (size_t k = 0; k < fi->nr_holds; k++)
+		if (fi->holds[k].from <= pg && pg < fi->holds[k].to)
+			return true;
+	return false;
+}
+
+void pgr_file_wake(struct pgr *p, uint32_t ino, uint64_t first, uint64_t n)
+{
+	struct finode *fi = F(p, ino);
+
+	for (size_t k = 0; k < fi->nr_mappers; k++) {
+		struct region *r = &p->regions[fi->mappers[k]];
+		uint64_t end = first + n < first ? UINT64_MAX : first + n;
+		uint64_t lo = first > r->pgoff ? first : r->pgoff;
+		uint64_t hi = end < r->pgoff + region_pages(r) ?
+			      end : r->pgoff + region_pages(r);
+
+		if (lo < hi)
+			pgr_wake(p, &p->clients[r->client],
+				 r->start + (lo - r->pgoff) * PGR_PAGE,
+				 r->start + (hi - r->pgoff) * PGR_PAGE);
+	}
+}
+
+/* Copy [from, to) of the file (bytes, within page @pg) from the kernel's
+ * cache into the cached page: what a writer wrote there. */
+static void patch_page(struct finode *fi, uint64_t pg, uint64_t from,
+		       uint64_t to)
+{
+	uint64_t lo = pg * PGR_PAGE > from ? pg * PGR_PAGE : from;
+	uint64_t hi = (pg + 1) * PGR_PAGE < to ? (pg + 1) * PGR_PAGE : to;
+	ssize_t n;
+
+	if (hi > fi->size)
+		hi = fi->size;
+	if (lo >= hi)
+		return;
+	n = pread(fi->bfd, fi->map + lo, hi - lo, (off_t)lo);
+	if (n >= 0 && (uint64_t)n < hi - lo)	/* shrank meanwhile */
+		memset(fi->map + lo + n, 0, hi - lo - (uint64_t)n);
+}
+
+void pgr_file_patch(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to)
+{
+	struct finode *fi = F(p, ino);
+	uint64_t last;
+
+	if (fi->bfd < 0 || from >= to)
+		return;
+	last = (to - 1) / PGR_PAGE;
+	for (uint64_t pg = from / PGR_PAGE; pg <= last && pg < fi->map_pages;
+	     pg++) {
+		uint32_t i = fi->page[pg];
+
+		if (i == PGR_NONE)
+			continue;	/* read from the file when needed */
+		if (p->pages[i].flags & DP_READING) {
+			/* Its read may have seen the bytes before: patch it
+			 * once it lands (pgr_file_read_done()). */
+			p->pages[i].flags |= DP_STALE;
+			continue;
+		}
+		patch_page(fi, pg, from, to);
+	}
+}
+
+void pgr_file_patch_landed(struct pgr *p, uint32_t ino, uint64_t pg)
+{
+	struct finode *fi = F(p, ino);
+
+	patch_page(fi, pg, pg * PGR_PAGE, (pg + 1) * PGR_PAGE);
+}
+
+void pgr_file_drop(struct pgr *p, uint32_t ino)
+{
+	struct finode *fi = F(p, ino);
+
+	pgr_ftable_set(p, ino, 0);
+	if ((fi->coh & FT_WATCHED) && p->fan_fd >= 0)
+		fanotify_mark(p->fan_fd, FAN_MARK_REMOVE, FAN_OPEN_PERM, fi->fd,
+			      NULL);
+	if (fi->coh & FT_SEALED)
+		fcntl(fi->fd, F_SETLEASE, F_UNLCK);
+	fi->coh = FT_HANDED_BACK;
+	fi->gone = true;
+	if (!fi->nr_mappers)
+		forget(p, ino);
 }
 
 /* ---- write-back ------------------------------------------------------- */
@@ -628,16 +750,7 @@ void pgr_files_release(struct pgr *p)
 		if (!p->files[k].used)
 			continue;
 		pgr_file_flush(p, k, 0, p->files[k].map_pages, PGR_NONE);
-		if (p->files[k].map)
-			munmap(p->files[k].map,
-			       p->files[k].map_pages * PGR_PAGE);
-		close(p->files[k].fd);
-		if (p->files[k].wfd >= 0)
-			close(p->files[k].wfd);
-		close(p->files[k].memfd);
-		free(p->files[k].page);
-		free(p->files[k].shadow);
-		free(p->files[k].mappers);
+		close_inode(p, k);
 	}
 	free(p->files);
 	free(p->pol_inodes);

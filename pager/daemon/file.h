@@ -14,9 +14,11 @@ void pgr_files_release(struct pgr *p);
 /* vm.drop_caches: forget every cached file no client maps. */
 void pgr_files_drop_unused(struct pgr *p);
 /* The inode cache entry for the regular file @fd, created or refreshed;
- * its index, or -errno (*why says why). */
-int pgr_file_get(struct pgr *p, struct client *c, int fd, bool writable,
-		 const char **why);
+ * its index, or -errno (*why says why). A new entry's `coh` is 0: it may
+ * not be served until seal.c has made it safe. */
+int pgr_file_get(struct pgr *p, struct client *c, int fd, const char **why);
+/* The cached inode of (@dev, @ino), or -1. */
+int pgr_file_find(struct pgr *p, dev_t dev, ino_t ino);
 /* A memfd descriptor the client may map: read-only unless @rw. */
 int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw);
 /* Write dirty pages [from, to) of @ino back (msync, munmap, exit). Each
@@ -31,6 +33,21 @@ void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off);
 void pgr_file_add_mapper(struct pgr *p, uint32_t rid);
 /* The region's mapping of the file is going (region.c). */
 void pgr_file_unmap_region(struct pgr *p, uint32_t rid);
+
+/* Is page @pg of @ino held (a write under way, a hand-back)? Its write
+ * faults wait. */
+bool pgr_file_held(const struct pgr *p, uint32_t ino, uint64_t pg);
+/* Wake whoever waits on pages [first, first + n) of @ino, in every
+ * mapping (n may run to UINT64_MAX). */
+void pgr_file_wake(struct pgr *p, uint32_t ino, uint64_t first, uint64_t n);
+/* Someone wrote bytes [from, to) of the file: its cached pages take them
+ * from the kernel's cache (a page being read, once its read lands). */
+void pgr_file_patch(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to);
+/* Page @pg's read landed after a write patched it (DP_STALE): again. */
+void pgr_file_patch_landed(struct pgr *p, uint32_t ino, uint64_t pg);
+/* Inode @ino is the kernel's now: out of the table, its mark and lease
+ * let go, found no more; freed now, or once no page of it is read. */
+void pgr_file_drop(struct pgr *p, uint32_t ino);
 
 /* The backend's operations on file pages (backend.c calls them). */
 void pgr_file_young(struct pgr *p, uint32_t i, struct pol_refs *refs);

@@ -12,22 +12,35 @@
  * has completed. Calls from processes that are not clients (a freshly
  * exec'd program's loader, a program without the shim) are just continued.
  *
+ * The same filter notifies the write-family system calls that lack the
+ * shim's marker (PGR_SYSCALL_MARKER), and io_uring_setup: a write the
+ * shim did not see, into a file the page cache watches, hands that file
+ * back to the kernel before it goes on (written(), below).
+ *
  * Owns: the seccomp listeners and the rescans they ask for.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include "../lib/ftable.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "pgr.h"
 #include "client.h"
 #include "notify.h"
 #include "region.h"
+#include "demote.h"
+#include "file.h"
 
 struct listener {
 	int fd;
@@ -79,6 +92,92 @@ static void drop(struct pgr *p, struct listener *l)
 	uv_close((uv_handle_t *)&l->poll, closed);
 }
 
+/* The file a notified system call writes: (dev, ino) in *@st. */
+static bool target(const struct seccomp_notif *req, struct stat *st)
+{
+	char path[PATH_MAX + 64], name[PATH_MAX];
+
+	if (req->data.nr == SYS_truncate) {
+		struct iovec local = { name, sizeof(name) - 1 };
+		struct iovec remote = { (void *)(uintptr_t)req->data.args[0],
+					sizeof(name) - 1 };
+		ssize_t n = process_vm_readv((pid_t)req->pid, &local, 1,
+					     &remote, 1, 0);
+
+		if (n <= 0)
+			return false;
+		name[n] = 0;
+		if (name[0] == '/')
+			snprintf(path, sizeof(path), "%s", name);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/cwd/%s",
+				 (int)req->pid, name);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)req->pid,
+			 (int)req->data.args[0]);
+	}
+	return !stat(path, st) && S_ISREG(st->st_mode);
+}
+
+/* A watched inode process @pid has open: handed back, @w waits for it. */
+static void hand_back_open(struct pgr *p, pid_t pid, struct pgr_notif_wait *w)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		int ino;
+
+		if (fstatat(dirfd(d), de->d_name, &st, 0) ||
+		    !S_ISREG(st.st_mode) ||
+		    (ino = pgr_file_find(p, st.st_dev, st.st_ino)) < 0 ||
+		    !(p->files[ino].coh & FT_WATCHED))
+			continue;
+		pgr_demote(p, (uint32_t)ino, "open in a process that set up "
+			   "an io_uring, whose writes the pager cannot see");
+		pgr_demote_wait_notif(p, (uint32_t)ino, w);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * A write-family system call without the shim's marker (libc's internal
+ * stdio writes, raw syscall(2), a program without the shim), or an
+ * io_uring being set up: a watched inode it writes (or that the ring's
+ * process has open) is handed back to the kernel before the call goes
+ * on; anything else goes on at once.
+ */
+static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
+{
+	struct pgr_notif_wait *w = pgr_demote_notif(lfd, req->id);
+	struct stat st;
+	int ino;
+
+	if (req->data.nr == SYS_io_uring_setup) {
+		struct client *c = pgr_client_find(p, tgid_of((pid_t)req->pid));
+
+		if (c) {
+			c->io_uring = true;
+			hand_back_open(p, c->pid, w);
+		}
+	} else if (target(req, &st) &&
+		   (ino = pgr_file_find(p, st.st_dev, st.st_ino)) >= 0 &&
+		   (p->files[ino].coh & FT_WATCHED)) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "written by process %d past the "
+			 "shim (system call %d)", (int)req->pid, req->data.nr);
+		pgr_demote(p, (uint32_t)ino, why);
+		pgr_demote_wait_notif(p, (uint32_t)ino, w);
+	}
+	pgr_demote_notif_put(w);
+}
+
 static void on_notify(uv_poll_t *h, int status, int events)
 {
 	struct listener *l = h->data;
@@ -95,6 +194,10 @@ static void on_notify(uv_poll_t *h, int status, int events)
 	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &req)) {
 		if (errno != EINTR && errno != ENOENT && errno != EAGAIN)
 			drop(p, l);
+		return;
+	}
+	if (req.data.nr != SYS_mmap && req.data.nr != SYS_brk) {
+		written(p, l->fd, &req);
 		return;
 	}
 	resp = (struct seccomp_notif_resp){

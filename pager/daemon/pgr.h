@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <uv.h>
@@ -47,6 +48,8 @@
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
 struct pgr_ring_ops;
+struct ftable;
+struct pgr_notif_wait;
 
 #define PGR_PAGE	4096
 #define PGR_NONE	UINT32_MAX
@@ -101,6 +104,8 @@ enum {
 				 * finode), off its page in the file */
 	DP_RA_MARK = 64,	/* file: PG_readahead, the next window is
 				 * read when this page is first touched */
+	DP_STALE = 128,		/* file, READING: a write to the file came
+				 * meanwhile; patch it when the read lands */
 };
 
 /* What became of a fault. */
@@ -160,9 +165,27 @@ struct finode {
 	ino_t ino;
 	struct timespec mtime;	/* the file's, when cached: stale if changed */
 	uint64_t size;		/* bytes; the memfd's size */
-	int fd;			/* for reads */
-	int wfd;		/* for write-back; -1 until a writable mapping */
+	int fd;			/* for reads; holds the lease if sealed */
+	int wfd;		/* O_RDWR, its own description: write-back, and
+				 * what a demotion maps; -1 unless watched */
+	int bfd;		/* buffered reads of what a writer wrote: the
+				 * write-through patches; -1 unless watched */
 	int memfd;
+	uint32_t coh;		/* FT_SEALED | FT_WATCHED | FT_RW |
+				 * FT_HANDED_BACK (lib/ftable.h); 0: just
+				 * made, not yet safe to serve */
+	uint32_t ft_slot;	/* its entry in the shared table, or NONE */
+	struct wrange *holds;	/* writes under way (wpre..wpost), or the
+				 * whole file while handed back: stores
+				 * there wait */
+	size_t nr_holds, cap_holds;
+	int *fan_waits;		/* opens held until it is handed back */
+	size_t nr_fan_waits, cap_fan_waits;
+	struct pgr_notif_wait **notif_waits;	/* system calls, likewise */
+	size_t nr_notif_waits, cap_notif_waits;
+	double demote_start;	/* pgr_now() when handed back */
+	bool gone;		/* handed back: found no more, freed once
+				 * its last read lands */
 	char *map;		/* the daemon's MAP_SHARED mapping of memfd */
 	uint64_t map_pages;	/* its length in pages */
 	uint32_t *page;		/* per file page: page descriptor or NONE */
@@ -170,6 +193,12 @@ struct finode {
 	uint32_t *mappers;	/* regions mapping it */
 	size_t nr_mappers, cap_mappers;
 	unsigned int ra_pages;	/* its device's read_ahead_kb, in pages */
+};
+
+/* A write under way to a cached file: what a client's wpre held. */
+struct wrange {
+	uint64_t from, to;	/* file pages */
+	uint32_t client;	/* whose write: its end lets go */
 };
 
 struct range {
@@ -228,6 +257,9 @@ struct client {
 				 * its pid is known, before any fault */
 	pid_t parent;		/* fork child: its parent, for the record */
 	bool cut_off;		/* closed its agent's connection, runs on */
+	bool io_uring;		/* set up an io_uring: its writes through
+				 * it are not seen, so its opens of watched
+				 * files count as outsiders' (seal.c) */
 	uv_poll_t uffd_poll;
 	uv_poll_t pid_poll;
 	unsigned int handles;	/* libuv handles not yet closed */
@@ -340,6 +372,19 @@ struct pgr {
 	uint32_t inode_fd_cap;		/* what the descriptor limit allows */
 	unsigned int read_ahead_pages;	/* knob read_ahead_kb / 4; 0: each
 					 * file's device setting */
+	struct ftable *ftable;		/* shared with the shims (ftable.c) */
+	int ftable_fd;
+	/* coherence with writers of cached files (seal.c, demote.c) */
+	int lease_sfd;			/* signalfd: a sealed inode's lease breaks */
+	uv_poll_t lease_poll;
+	int fan_fd;			/* fanotify: opens of watched inodes */
+	int fan_pipe[2];		/* its thread's events for the loop */
+	int fan_stop[2];		/* tells its thread to end */
+	pthread_t fan_thread;
+	bool fan_started;		/* it runs: confinement may begin */
+	uv_poll_t fan_poll;
+	unsigned int nr_demoting;	/* inodes being handed back */
+	uv_timer_t demote_timer;	/* stragglers: their clients end */
 	struct deferred *deferred;
 	size_t nr_deferred, cap_deferred;
 	struct reclaim_req *reclaims;	/* memory.reclaim under way */

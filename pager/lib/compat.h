@@ -81,4 +81,11 @@ struct pm_scan_arg {
  * the shim itself. */
 #define PGR_MAP_MARKER 0x400000
 
+/* The shim's write-family system calls carry this in an argument register
+ * the call does not use (the sixth; pwritev2's fifth, the high half of
+ * the offset, which x86-64 ignores), so that `pager run`'s seccomp filter
+ * lets them through and notifies the daemon of those that did not come
+ * through the shim (docs/files.md, "Coherence"). */
+#define PGR_SYSCALL_MARKER 0x70676d6b3a575231ull
+
 #endif /* PGR_COMPAT_H */

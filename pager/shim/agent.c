@@ -7,6 +7,10 @@
  *   agent -> daemon:  ready        (once, when it runs)
  *   daemon -> agent:  dontneed ID START LEN [START LEN]...   (hex)
  *   agent -> daemon:  done ID      (after every madvise returned)
+ *   daemon -> agent:  demcow ID START LEN...; demote ID START LEN PROT
+ *                     SHARED PGOFF, with a descriptor: a file mapping
+ *                     handed back to the kernel (below)
+ *   agent -> daemon:  demoted ID START ERRNO
  *
  * When the connection breaks, the daemon is gone: pages it evicted exist
  * only in its swap, and the process's own copy of the userfaultfd keeps
@@ -58,7 +62,7 @@ static void say(const char *fmt, va_list ap)
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
-	if (write(2, buf, (size_t)n) < 0)
+	if (syscall(SYS_write, 2, buf, (size_t)n, 0, 0, PGR_SYSCALL_MARKER) < 0)
 		return;
 }
 
@@ -142,7 +146,8 @@ static __attribute__((noreturn)) void cut_off(void)
 	int fd = shim_connect();
 
 	if (fd >= 0) {
-		if (write(fd, "cut\n", 4) != 4)
+		if (syscall(SYS_write, fd, "cut\n", 4, 0, 0,
+			    PGR_SYSCALL_MARKER) != 4)
 			shim_say("cannot tell the daemon process %d was cut "
 				 "off", (int)getpid());
 		close(fd);
@@ -163,6 +168,106 @@ static void dontneed(const char *args)
 	if (!shim_fd_is(shim.agent_fd, shim.agent_id))
 		cut_off();	/* closed by the program: see above */
 	snprintf(reply, sizeof(reply), "done %llx\n", id);
+	wire_send(shim.agent_fd, reply, strlen(reply), NULL, 0);
+}
+
+/*
+ * A file mapping handed back to the kernel (the daemon's demote.c):
+ * "demcow ID START LEN..." name the pages of a private mapping the
+ * program wrote, then "demote ID START LEN PROT SHARED PGOFF" comes with
+ * the file's descriptor. Map the file at a spare address, copy the
+ * written pages over from the old mapping (the daemon serves the faults
+ * reading them), and move it onto the old range with one mremap: the
+ * program's threads see the old mapping or the new one, never a hole.
+ */
+#define DEMOTE_COWS 4096
+static struct { unsigned long long start, len; } cows[DEMOTE_COWS];
+static unsigned int nr_cows;
+static unsigned long long cows_id;
+static bool cows_lost;
+
+static void demcow(const char *args)
+{
+	unsigned long long id, start, len;
+
+	if (hex(&args, &id))
+		return;
+	if (id != cows_id) {
+		cows_id = id;
+		nr_cows = 0;
+		cows_lost = false;
+	}
+	while (!hex(&args, &start) && !hex(&args, &len)) {
+		if (nr_cows == DEMOTE_COWS) {
+			cows_lost = true;
+			break;
+		}
+		cows[nr_cows].start = start;
+		cows[nr_cows++].len = len;
+	}
+}
+
+static int replace(unsigned long long start, unsigned long long len,
+		   int prot, bool shared, unsigned long long pgoff, int fd,
+		   bool copy)
+{
+	int mprot = copy ? PROT_READ | PROT_WRITE : prot;
+	long q = syscall(SYS_mmap, NULL, (size_t)len, mprot,
+			 shared ? MAP_SHARED : MAP_PRIVATE, fd,
+			 (off_t)(pgoff * 4096));
+
+	if (q < 0 && q > -4096)
+		return (int)-q;
+	if (q == -1)
+		return errno;
+	for (unsigned int k = 0; copy && k < nr_cows; k++) {
+		unsigned long long s = cows[k].start, n = cows[k].len;
+
+		if (s < start || s + n > start + len)
+			continue;
+		if (!(prot & PROT_READ))
+			syscall(SYS_mprotect, (void *)(uintptr_t)s, (size_t)n,
+				PROT_READ);
+		memcpy((char *)(uintptr_t)q + (s - start),
+		       (const void *)(uintptr_t)s, (size_t)n);
+	}
+	if (copy && mprot != prot &&
+	    syscall(SYS_mprotect, (void *)(uintptr_t)q, (size_t)len, prot)) {
+		int err = errno;
+
+		syscall(SYS_munmap, (void *)(uintptr_t)q, (size_t)len);
+		return err;
+	}
+	if (syscall(SYS_mremap, (void *)(uintptr_t)q, (size_t)len,
+		    (size_t)len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		    (void *)(uintptr_t)start) == -1) {
+		int err = errno;
+
+		syscall(SYS_munmap, (void *)(uintptr_t)q, (size_t)len);
+		return err;
+	}
+	return 0;
+}
+
+static void demote(const char *args, int fd)
+{
+	static char reply[96];
+	unsigned long long id = 0, start = 0, len, prot, shared, pgoff;
+	int err = EINVAL;
+
+	if (!hex(&args, &id) && !hex(&args, &start) && !hex(&args, &len) &&
+	    !hex(&args, &prot) && !hex(&args, &shared) && !hex(&args, &pgoff)
+	    && fd >= 0)
+		err = cows_lost ? E2BIG :
+		      replace(start, len, (int)prot, shared, pgoff, fd,
+			      !shared && cows_id == id && nr_cows);
+	if (fd >= 0)
+		close(fd);
+	nr_cows = 0;
+	if (!shim_fd_is(shim.agent_fd, shim.agent_id))
+		cut_off();
+	snprintf(reply, sizeof(reply), "demoted %llx %llx %d\n", id, start,
+		 err);
 	wire_send(shim.agent_fd, reply, strlen(reply), NULL, 0);
 }
 
@@ -202,9 +307,14 @@ static void *agent(void *arg)
 			continue;
 		if (n <= 0)
 			fail_stop();
-		while ((line = wire_line(&agent_wire)))
+		while ((line = wire_line(&agent_wire))) {
 			if (!strncmp(line, "dontneed ", 9))
 				dontneed(line + 9);
+			else if (!strncmp(line, "demcow ", 7))
+				demcow(line + 7);
+			else if (!strncmp(line, "demote ", 7))
+				demote(line + 7, wire_take_fd(&agent_wire));
+		}
 	}
 	return NULL;
 }

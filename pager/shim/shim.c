@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/compat.h"
@@ -220,6 +221,30 @@ static void unmanaged(const char *why)
 	shim_say("%s: running unmanaged", why);
 }
 
+/* The daemon's table of cached files (lib/ftable.h), read-only. Without
+ * it the shim could not tell the daemon of writes to them: file mappings
+ * then stay the kernel's. */
+static void map_ftable(int fd)
+{
+	int tfd = -1;
+	void *t = MAP_FAILED;
+
+	if (!call(fd, &hello_wire, NULL, 0, "ftable"))
+		tfd = wire_take_fd(&hello_wire);
+	if (tfd >= 0)
+		t = (void *)syscall(SYS_mmap, NULL, sizeof(struct ftable),
+				    PROT_READ, MAP_SHARED, tfd, 0);
+	if (tfd >= 0)
+		close(tfd);
+	if (t != MAP_FAILED && ((struct ftable *)t)->magic == FT_MAGIC) {
+		shim.ft = t;
+	} else {
+		if (t != MAP_FAILED)
+			syscall(SYS_munmap, t, sizeof(struct ftable));
+		shim.files = false;
+	}
+}
+
 static void shim_start(void)
 {
 	const char *sock = getenv("PAGER_SOCKET");
@@ -265,6 +290,8 @@ static void shim_start(void)
 		dl_iterate_phdr(exclude_agent_data, &err);
 	if (!err)
 		err = call(fd, &hello_wire, NULL, 0, "adopt");
+	if (!err)
+		map_ftable(fd);
 	if (err) {
 		/* The daemon may have registered ranges already; with our
 		 * copy closed too they go back to the kernel. Nothing was
@@ -344,6 +371,37 @@ static int sync_request(const char *fmt, unsigned long a, unsigned long b)
 		sync_broken(err);
 	}
 	pthread_mutex_unlock(&shim.sync_lock);
+	return err;
+}
+
+/* Set while this thread asks the daemon: a signal handler's write(2)
+ * then must not ask again (the lock is not recursive). */
+static __thread bool in_request;
+
+bool shim_in_request(void)
+{
+	return in_request;
+}
+
+int shim_request(void (*each)(const char *s, void *arg), void *arg,
+		 const char *fmt, ...)
+{
+	int err = -EPIPE;
+	va_list ap;
+
+	if (in_request)
+		return -EDEADLK;
+	in_request = true;
+	pthread_mutex_lock(&shim.sync_lock);
+	if (sync_open()) {
+		va_start(ap, fmt);
+		err = vcall(shim.sync_fd, &sync_wire, NULL, 0, each, arg, fmt,
+			    ap);
+		va_end(ap);
+		sync_broken(err);
+	}
+	pthread_mutex_unlock(&shim.sync_lock);
+	in_request = false;
 	return err;
 }
 
@@ -450,6 +508,8 @@ static void file_reply(const char *line, void *arg)
 
 	if (sscanf(line, "file %u %u", &id[0], &id[1]) == 2)
 		id[2] = 1;
+	else if (!strcmp(line, "busy"))
+		id[3] = 1;
 }
 
 /*
@@ -460,15 +520,26 @@ static void file_reply(const char *line, void *arg)
  */
 int shim_file_memfd(int fd, bool rw, unsigned int *id, unsigned int *gen)
 {
-	unsigned int r[3] = { 0, 0, 0 };
-	int mfd, err;
+	unsigned int r[4];
+	int mfd = -1, err;
 
-	if (!sync_open())
-		return -1;
-	err = call_lines(shim.sync_fd, &sync_wire, &fd, 1, file_reply, r,
-			 rw ? "file rw" : "file");
-	mfd = wire_take_fd(&sync_wire);
-	sync_broken(err);
+	/* "busy": the daemon is handing the file back to the kernel (a
+	 * writer appeared); ask again, a millisecond later, for at most
+	 * 10 s. Then it is the kernel's, or cached anew. */
+	for (int k = 0; k < 10000; k++) {
+		struct timespec ms = { 0, 1000000 };
+
+		r[0] = r[1] = r[2] = r[3] = 0;
+		if (!sync_open())
+			return -1;
+		err = call_lines(shim.sync_fd, &sync_wire, &fd, 1, file_reply,
+				 r, rw ? "file rw" : "file");
+		mfd = wire_take_fd(&sync_wire);
+		sync_broken(err);
+		if (err || !r[3])
+			break;
+		nanosleep(&ms, NULL);
+	}
 	if (err || mfd < 0 || !r[2]) {
 		if (mfd >= 0)
 			close(mfd);
@@ -588,7 +659,8 @@ int msync(void *addr, size_t len, int flags)
 	if (!r && shim.on && shim.files) {
 		int saved = errno;
 
-		sync_request("msync %lx %lx", (unsigned long)(uintptr_t)addr,
+		sync_request((flags & MS_SYNC) ? "msync %lx %lx sync" :
+			     "msync %lx %lx", (unsigned long)(uintptr_t)addr,
 			     (unsigned long)len);
 		errno = saved;
 	}

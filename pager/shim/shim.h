@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "../lib/ftable.h"
 #include "../lib/wire.h"
 
 #define SHIM_STACK	(256 * 1024)
@@ -31,11 +32,22 @@ struct shim {
 	char *beacon;		/* a page kept empty: a fork child's first
 				 * fault on it tells the daemon its pid */
 	char *stack;		/* the agent's stack */
+	const volatile struct ftable *ft;	/* the daemon's table of
+						 * cached files, or NULL */
 	char socket[108];
 	char group[64];
 };
 
 extern struct shim shim;
+
+/* shim.c: a request on the program threads' connection (it takes
+ * shim.sync_lock): 0 when the daemon said ok, its data lines to @each
+ * (which may be NULL); -1 refused; -errno broken. */
+int shim_request(void (*each)(const char *s, void *arg), void *arg,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Is this thread inside shim_request() (a signal handler's call)? */
+bool shim_in_request(void);
 
 /* shim.c: requests on the program threads' connection, with
  * shim.sync_lock held */
