@@ -61,7 +61,7 @@ static const char *const allowed[] __attribute__((unused)) = {
 	"getsockopt", "setsockopt", "shutdown", "getpeername", "getsockname",
 	/* files: swap, the page cache's files, /proc, the log, the record */
 	"openat", "open", "newfstatat", "fstat", "stat", "lstat", "statx",
-	"lseek", "pread64", "pwrite64", "preadv", "pwritev", "fsync",
+	"lseek", "fstatfs", "pread64", "pwrite64", "preadv", "pwritev", "fsync",
 	"fdatasync", "readlink", "readlinkat", "getdents64", "access",
 	"faccessat", "faccessat2", "unlink", "unlinkat", "umask",
 	"getrlimit", "setrlimit", "prlimit64", "fadvise64",

@@ -54,6 +54,10 @@ static void cmd_file(struct req *r)
 	}
 	ino = pgr_file_get(r->p, c, fd, &why);
 	close(fd);
+	if (ino == -ENODEV) {
+		fail(r, "limit: %s", why);	/* the kernel's, silently */
+		return;
+	}
 	if (ino < 0) {
 		fail(r, "file: %s", why ? why : strerror(-ino));
 		return;

@@ -40,6 +40,8 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -382,6 +384,15 @@ static int create(struct pgr *p, struct client *c, int fd,
 	return (int)ino;
 }
 
+static bool shared_memory(int fd)
+{
+	struct statfs sf;
+
+	return !fstatfs(fd, &sf) && (sf.f_type == TMPFS_MAGIC ||
+				     sf.f_type == HUGETLBFS_MAGIC ||
+				     sf.f_type == RAMFS_MAGIC);
+}
+
 int pgr_file_get(struct pgr *p, struct client *c, int fd, const char **why)
 {
 	struct stat st;
@@ -393,6 +404,14 @@ int pgr_file_get(struct pgr *p, struct client *c, int fd, const char **why)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		*why = "not a regular file";
+		return -ENODEV;
+	}
+	if (shared_memory(fd)) {
+		/* A memfd, /dev/shm, hugetlbfs: its pages are memory the
+		 * kernel shares with whoever has the file, mapped or passed
+		 * over a socket; a copy would be coherent with none. */
+		*why = "a shared-memory file (tmpfs, memfd, hugetlbfs) stays "
+		       "the kernel's";
 		return -ENODEV;
 	}
 	ino = pgr_file_find(p, st.st_dev, st.st_ino);

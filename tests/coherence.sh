@@ -1,0 +1,133 @@
+#!/bin/sh
+# A file's mappings and its read(2), write(2) and truncate agree under the
+# pager, as in the kernel's one page cache (docs/files.md, "Coherence"):
+# self-verifying modes of examples/verify, python3-lmdb and sqlite3 in WAL
+# mode across processes, writers outside the pager, shared memory. Budgets
+# below each load's size, so pages are evicted and refaulted in between;
+# every output is compared with a native run's. Root, as daemon.sh.
+set -u
+plan=21
+. "$top_srcdir/tests/daemon-lib.sh"
+PY=/usr/bin/python3
+LMDB="$top_srcdir/tests/lmdb-rounds.py"
+SQL="$top_srcdir/tests/sqlite-rounds.py"
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-coherence.XXXXXX")
+trap '[ -n "${KEEP_LOG:-}" ] && cp "$log" "$KEEP_LOG"; cleanup; rm -rf "$dir"' EXIT
+
+# ---- verify's file modes: each word checked -------------------------------
+start_daemon 8M -v || skip_rest "the daemon did not start: $(tail -3 "$log")"
+steal0=$(stat_of pgsteal_file)
+for t in fwrite fread fgrow ftrunc fraw fstress; do
+	native=$("$VERIFY" --mb 16 --file "$dir/native" $t 2>&1)
+	out=$(prun "$VERIFY" --mb 16 --file "$dir/f" $t 2>&1)
+	check "verify $t: 16 MiB in 8 MiB, every word as natively ($(echo "$native" | tail -1))" \
+		"$([ "$out" = "$native" ]; echo $?)" "$out"
+done
+steal=$(($(stat_of pgsteal_file) - steal0))
+check "their file pages were evicted and refaulted meanwhile ($steal stolen)" \
+	"$([ "$steal" -gt 10000 ]; echo $?)"
+check "the raw system calls and stdio writes of fraw handed the file back" \
+	"$(grep -q 'handed back to the kernel: written by process .* past the shim' "$log"; echo $?)" \
+	"$(grep 'handed back' "$log" | tail -3)"
+
+# ---- a writer outside the pager ------------------------------------------------
+# foutside waits for a line before each check; fstamp, run natively (no
+# shim, no filter), is the outsider: first of a file the client maps
+# read-only (a lease), then of one it writes too (fanotify).
+mkfifo "$dir/go"
+prun "$VERIFY" --mb 16 --file "$dir/out" foutside <"$dir/go" >"$dir/fo" 2>&1 &
+fo=$!
+exec 7>"$dir/go"
+wait_line() { for _ in $(seq 200); do grep -q "$1" "$dir/fo" && return 0; sleep 0.05; done; return 1; }
+wait_line "generation 2" && "$VERIFY" --mb 16 --file "$dir/out" --passes 2 fstamp >/dev/null
+echo go >&7
+wait_line "generation 4" && "$VERIFY" --mb 16 --file "$dir/out" --passes 4 fstamp >/dev/null
+echo go >&7
+exec 7>&-
+wait "$fo"
+rc=$?
+check "verify foutside: an outsider's writes seen at once, sealed and watched ($rc)" \
+	"$([ $rc = 0 ] && grep -q 'foutside ok' "$dir/fo"; echo $?)" "$(cat "$dir/fo")"
+check "the lease break handed the sealed file back" \
+	"$(grep -q 'handed back to the kernel: opened for writing outside the pager' "$log"; echo $?)"
+check "the outsider's open handed the watched file back" \
+	"$(grep -q 'handed back to the kernel: opened by process' "$log"; echo $?)"
+stop_daemon
+
+# ---- python3-lmdb ----------------------------------------------------------------
+if ! $PY -c 'import lmdb' 2>/dev/null; then
+	for _ in 1 2 3 4; do skip_one "no python3-lmdb here (Debian package python3-lmdb)"; done
+else
+	want=$($PY "$LMDB" single "$dir/lmn" 4 30000 2>&1)
+	start_daemon 32M || skip_rest "the daemon did not start"
+	got=$(prun $PY "$LMDB" single "$dir/lm" 4 30000 2>&1)
+	check "python3-lmdb, 4 rounds of 30000 puts then gets, in 32M: as natively ($got)" \
+		"$([ "$got" = "$want" ]; echo $?)" "$got / $want"
+	stop_daemon
+	# Writer and reader processes under one daemon; each a pipe's end,
+	# the reader's stderr the writer's stdin.
+	mkfifo "$dir/lmgo"
+	$PY "$LMDB" writer "$dir/lmn2" 3 100000 <"$dir/lmgo" |
+		$PY "$LMDB" reader "$dir/lmn2" 100000 >"$dir/lm.want" 2>"$dir/lmgo"
+	start_daemon 24M || skip_rest "the daemon did not start"
+	steal0=$(stat_of pgsteal_file)
+	prun $PY "$LMDB" writer "$dir/lm2" 3 100000 <"$dir/lmgo" |
+		prun $PY "$LMDB" reader "$dir/lm2" 100000 >"$dir/lm.got" 2>"$dir/lmgo"
+	steal=$(($(stat_of pgsteal_file) - steal0))
+	check "python3-lmdb writer and reader processes, 31 MB in 24M: as natively ($(tail -1 "$dir/lm.got"))" \
+		"$(cmp -s "$dir/lm.got" "$dir/lm.want"; echo $?)" "$(cat "$dir/lm.got")"
+	check "and the database's pages were evicted and refaulted ($steal stolen)" \
+		"$([ "$steal" -gt 1000 ]; echo $?)"
+	# The reader outside the pager.
+	rm -rf "$dir/lm2"
+	prun $PY "$LMDB" writer "$dir/lm2" 3 100000 <"$dir/lmgo" |
+		$PY "$LMDB" reader "$dir/lm2" 100000 >"$dir/lm.got" 2>"$dir/lmgo"
+	check "python3-lmdb with the reader outside the pager: as natively" \
+		"$(cmp -s "$dir/lm.got" "$dir/lm.want"; echo $?)" "$(cat "$dir/lm.got")"
+	stop_daemon
+fi
+
+# ---- sqlite3, WAL, mmap_size ---------------------------------------------------------
+mkfifo "$dir/sqgo"
+sqlite_pair() {	# WRITER-PREFIX READER-PREFIX DB OUT
+	rm -f "$3" "$3-wal" "$3-shm"
+	$1 $PY "$SQL" writer "$3" 4 50000 <"$dir/sqgo" |
+		$2 $PY "$SQL" reader "$3" 50000 >"$4" 2>"$dir/sqgo"
+}
+sqlite_pair "" "" "$dir/sqn.db" "$dir/sq.want"
+start_daemon 24M || skip_rest "the daemon did not start"
+sqlite_pair prun prun "$dir/sq.db" "$dir/sq.got"
+check "sqlite3 WAL, writer and reader processes under the pager: as natively ($(tail -1 "$dir/sq.got"))" \
+	"$(cmp -s "$dir/sq.got" "$dir/sq.want"; echo $?)" "$(cat "$dir/sq.got")"
+sqlite_pair prun "" "$dir/sq.db" "$dir/sq.got"
+check "sqlite3 WAL, the reader outside the pager: as natively" \
+	"$(cmp -s "$dir/sq.got" "$dir/sq.want"; echo $?)" "$(cat "$dir/sq.got")"
+sqlite_pair "" prun "$dir/sq.db" "$dir/sq.got"
+check "sqlite3 WAL, the writer outside the pager: as natively" \
+	"$(cmp -s "$dir/sq.got" "$dir/sq.want"; echo $?)" "$(cat "$dir/sq.got")"
+
+# ---- shared memory stays the kernel's ----------------------------------------------
+shm='import mmap, os
+fd = os.memfd_create("x"); os.ftruncate(fd, 1 << 20)
+m = mmap.mmap(fd, 1 << 20); m[0:5] = b"hello"
+os.pwrite(fd, b"world", 10)
+if os.fork() == 0:
+    m[20:23] = b"sub"; os._exit(0)
+os.wait()
+print(m[0:5], m[10:15], os.pread(fd, 3, 20))'
+want=$($PY -c "$shm" 2>&1)
+got=$(prun $PY -c "$shm" 2>&1)
+check "a memfd shared by mapping, pwrite and a fork child: as natively ($got)" \
+	"$([ "$got" = "$want" ]; echo $?)" "$got / $want"
+
+# ---- the write(2) of a file nobody maps: nothing asked --------------------------
+writes='import os
+fd = os.open(os.environ["F"], os.O_CREAT | os.O_RDWR | os.O_TRUNC)
+for i in range(20000): os.write(fd, b"x" * 100)
+print(os.fstat(fd).st_size)'
+got=$(F="$dir/plain" prun $PY -c "$writes" 2>&1)
+check "20000 write(2)s to a file nobody maps: the right size ($got)" \
+	"$([ "$got" = 2000000 ]; echo $?)" "$got"
+stop_daemon
+check "the daemon ended cleanly after all of it" "$(grep -q 'error' "$log"; [ $? = 1 ]; echo $?)" \
+	"$(grep error "$log" | head -3)"
