@@ -128,6 +128,9 @@ static int install_filter(const char *sock)
 		goto out;
 	w = pgr_xcalloc(1, sizeof(*w));
 	wire_init(w, fd);
+	/* Every system call of the program runs the filter: a binary tree
+	 * of the syscall numbers, not a list. */
+	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mmap), 1,
 			     SCMP_A3(SCMP_CMP_MASKED_EQ,
 				     PGR_MAP_MARKER | MAP_ANONYMOUS | MAP_TYPE,

@@ -290,6 +290,38 @@ int pgr_conn_take_fd(struct conn *c)
 	return wire_take_fd(&c->w);
 }
 
+/*
+ * A program thread's requests (a write to a watched file is one, and
+ * the thread waits for the answer) often come back to back: read the
+ * connection again for half of fault_spin_us before the loop sleeps, as
+ * for the userfaultfd, so the next one is served without the daemon's
+ * wakeup. Return wire_fill()'s last answer, EAGAIN as 1.
+ */
+static int spin(struct conn *c)
+{
+	struct pgr *p = c->p;
+	double until = pgr_now() + p->spin_us * 0.5e-6;
+	char *line;
+	int n = 1;
+
+	while (p->spin_us && !c->closing && pgr_now() < until) {
+		n = wire_fill(&c->w);
+		if (n == -EAGAIN || n == -EINTR)
+			continue;
+		if (n == -EMSGSIZE) {
+			pgr_conn_send(c, "error line too long (the limit is "
+				      "64 KiB)");
+			return 1;
+		}
+		if (n <= 0)
+			return n;
+		while (!c->closing && (line = wire_line(&c->w)))
+			pgr_ctl_command(p, c, line);
+		until = pgr_now() + p->spin_us * 0.5e-6;
+	}
+	return 1;
+}
+
 static void on_conn(uv_poll_t *h, int status, int events)
 {
 	struct conn *c = h->data;
@@ -322,6 +354,8 @@ static void on_conn(uv_poll_t *h, int status, int events)
 	}
 	while (!c->closing && (line = wire_line(&c->w)))
 		pgr_ctl_command(p, c, line);
+	if (n > 0 && !c->closing && c->client && !c->agent)
+		n = spin(c);
 	if (n <= 0 && !c->closing)
 		conn_close(c);
 }

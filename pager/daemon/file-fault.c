@@ -156,7 +156,7 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 
 	if (write && (r->rflags & R_SHARED) &&
 	    !(d->pol.flags & POL_PG_DIRTY))
-		pol_page_dirty(p->pol, i, true);
+		pgr_file_dirty(p, r->inode, i);
 	win = p->fault_around ? p->fault_around : 1;
 	if (!write && win > 1) {
 		/* do_fault_around(): the aligned window holding the fault. */
@@ -458,7 +458,7 @@ enum pgr_served pgr_file_fault(struct pgr *p, struct client *c, uint32_t rid,
 		/* The first write to a clean shared page: its dirty bit. */
 		if (i != PGR_NONE &&
 		    !(p->pages[i].pol.flags & POL_PG_DIRTY))
-			pol_page_dirty(p->pol, i, true);
+			pgr_file_dirty(p, r->inode, i);
 		if (ioctl(c->uffd, UFFDIO_WRITEPROTECT, &u) && errno == EAGAIN)
 			return PGR_RETRY;
 		return PGR_SERVED;

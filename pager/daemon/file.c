@@ -484,6 +484,20 @@ void pgr_file_unmap_region(struct pgr *p, uint32_t rid)
 		pgr_wake(p, &p->clients[r->client], r->start, r->end);
 }
 
+void pgr_file_dirty(struct pgr *p, uint32_t ino, uint32_t i)
+{
+	struct finode *fi = F(p, ino);
+
+	pol_page_dirty(p->pol, i, true);
+	/* From now on read(2)s and write(2)s of it must have the dirty
+	 * pages written back first: the shims learn it from the table
+	 * before the store that dirtied the page goes on. */
+	if (!(fi->coh & FT_RW) && (fi->coh & FT_WATCHED)) {
+		fi->coh |= FT_RW;
+		pgr_ftable_set(p, ino, fi->coh);
+	}
+}
+
 bool pgr_file_held(const struct pgr *p, uint32_t ino, uint64_t pg)
 {
 	const struct finode *fi = &p->files[ino];

@@ -34,6 +34,9 @@ void pgr_file_add_mapper(struct pgr *p, uint32_t rid);
 /* The region's mapping of the file is going (region.c). */
 void pgr_file_unmap_region(struct pgr *p, uint32_t rid);
 
+/* Page @i of @ino is dirty now (a store through a shared mapping): the
+ * inode is RW in the shared table from now on. */
+void pgr_file_dirty(struct pgr *p, uint32_t ino, uint32_t i);
 /* Is page @pg of @ino held (a write under way, a hand-back)? Its write
  * faults wait. */
 bool pgr_file_held(const struct pgr *p, uint32_t ino, uint64_t pg);

@@ -175,6 +175,9 @@ struct finode {
 				 * FT_HANDED_BACK (lib/ftable.h); 0: just
 				 * made, not yet safe to serve */
 	uint32_t ft_slot;	/* its entry in the shared table, or NONE */
+	bool rw_mapped;		/* mapped shared and writable: the readers
+				 * outside were looked for (seal.c); RW is
+				 * set when a page is first dirty */
 	struct wrange *holds;	/* writes under way (wpre..wpost), or the
 				 * whole file while handed back: stores
 				 * there wait */

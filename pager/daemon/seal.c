@@ -284,7 +284,8 @@ static int watch(struct pgr *p, uint32_t ino, bool rw, const char **why)
 		unwatch(p, fi);
 		return -EBUSY;
 	}
-	set_coh(p, ino, FT_WATCHED | (rw ? FT_RW : 0));
+	set_coh(p, ino, FT_WATCHED);
+	fi->rw_mapped = rw;
 	return 0;
 }
 
@@ -341,8 +342,9 @@ int pgr_seal_take(struct pgr *p, struct client *c, uint32_t ino, bool rw,
 	if ((fi->coh & FT_SEALED) && rw)
 		return unseal(p, ino, true) ? (*why = "being handed back to "
 					       "the kernel", -EAGAIN) : 0;
-	if (rw && !(fi->coh & FT_RW)) {
-		/* Dirty pages from now on: no reader outside may miss them. */
+	if (rw && !fi->rw_mapped) {
+		/* Dirty pages may come: no reader outside may miss them
+		 * (later ones open it, which hands it back). */
 		who = pgr_seal_outsider(p, ino, true);
 		if (who) {
 			pgr_demote(p, ino, "read outside the pager, and now "
@@ -350,7 +352,7 @@ int pgr_seal_take(struct pgr *p, struct client *c, uint32_t ino, bool rw,
 			*why = "being handed back to the kernel";
 			return -EAGAIN;
 		}
-		set_coh(p, ino, fi->coh | FT_RW);
+		fi->rw_mapped = true;
 	}
 	return 0;
 }

@@ -31,9 +31,10 @@ enum {
 	FT_SEALED = 4,		/* no writer can exist: a lease is held */
 	FT_WATCHED = 8,		/* writers exist, all of them write-through
 				 * clients: a write must be told (wpost) */
-	FT_RW = 16,		/* a shared writable mapping may hold dirty
-				 * pages: reads, syncs and writes of it must
-				 * have them written back first (rsync, wpre) */
+	FT_RW = 16,		/* a store through a shared mapping dirtied a
+				 * page (ever): reads, syncs and writes of it
+				 * have dirty pages written back first
+				 * (rsync, wpre) */
 	FT_HANDED_BACK = 32,	/* being demoted: the kernel's from now on */
 };
 

@@ -108,6 +108,29 @@ int shim_connect(void)
 	return shim_fd_high(fd);
 }
 
+/*
+ * The daemon answers most requests within microseconds, while sleeping
+ * for the answer costs the thread a wakeup (tens of microseconds on a
+ * VM): look for it a while first (a write to a watched file is a
+ * request each).
+ */
+#define ANSWER_SPIN_NS	30000
+
+static void await_answer(int fd)
+{
+	struct timespec t0, t;
+	char c;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 ||
+		    errno != EAGAIN)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L +
+		 (t.tv_nsec - t0.tv_nsec) < ANSWER_SPIN_NS);
+}
+
 /* Send a request on @fd and wait for ok; @fds ride with it, the lines
  * of the answer go to @each. */
 static int vcall(int fd, struct wire *w, const int *fds, int nfds,
@@ -129,6 +152,7 @@ static int vcall(int fd, struct wire *w, const int *fds, int nfds,
 	line[n++] = '\n';
 	if (wire_send(fd, line, (size_t)n, fds, nfds))
 		return -EPIPE;
+	await_answer(fd);
 	n = wire_call(w, each, arg, err, sizeof(err));
 	if (n == -1 && strncmp(err, "limit:", 6))
 		shim_say("the daemon refused '%.*s': %s", (int)strcspn(line,
@@ -376,7 +400,7 @@ static int sync_request(const char *fmt, unsigned long a, unsigned long b)
 
 /* Set while this thread asks the daemon: a signal handler's write(2)
  * then must not ask again (the lock is not recursive). */
-static __thread bool in_request;
+static __thread bool in_request __attribute__((tls_model("initial-exec")));
 
 bool shim_in_request(void)
 {
