@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,14 +159,19 @@ static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
 	struct stat st;
 	int ino;
 
+	/* Nothing watched, nothing to hand back: the common case (stdio's
+	 * writes of a program that maps no file it writes) costs no stat. */
+	bool watched = p->ftable && p->ftable->nr_watched;
+
 	if (req->data.nr == SYS_io_uring_setup) {
 		struct client *c = pgr_client_find(p, tgid_of((pid_t)req->pid));
 
 		if (c) {
 			c->io_uring = true;
-			hand_back_open(p, c->pid, w);
+			if (watched)
+				hand_back_open(p, c->pid, w);
 		}
-	} else if (target(req, &st) &&
+	} else if (watched && target(req, &st) &&
 		   (ino = pgr_file_find(p, st.st_dev, st.st_ino)) >= 0 &&
 		   (p->files[ino].coh & FT_WATCHED)) {
 		char why[96];
@@ -178,27 +184,23 @@ static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
 	pgr_demote_notif_put(w);
 }
 
-static void on_notify(uv_poll_t *h, int status, int events)
+/* Take and answer one notification of @l: false if there was none (or
+ * the listener is gone: then it is dropped). */
+static bool serve(struct pgr *p, struct listener *l)
 {
-	struct listener *l = h->data;
-	struct pgr *p = h->loop->data;
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
 	struct client *c;
 
-	if (status < 0 || (events & UV_DISCONNECT)) {
-		drop(p, l);
-		return;
-	}
 	memset(&req, 0, sizeof(req));
 	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &req)) {
 		if (errno != EINTR && errno != ENOENT && errno != EAGAIN)
 			drop(p, l);
-		return;
+		return false;
 	}
 	if (req.data.nr != SYS_mmap && req.data.nr != SYS_brk) {
 		written(p, l->fd, &req);
-		return;
+		return true;
 	}
 	resp = (struct seccomp_notif_resp){
 		.id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE,
@@ -210,6 +212,37 @@ static void on_notify(uv_poll_t *h, int status, int events)
 	if (c && c->conn) {
 		c->rescan = true;
 		uv_timer_start(&p->soon, on_soon, 2, 0);
+	}
+	return true;
+}
+
+/*
+ * Notified calls come in runs (a program's stdio flushing a file, malloc
+ * growing): after one, look for the next for half of fault_spin_us
+ * before the loop sleeps, so that it is answered without the daemon's
+ * wakeup, as for the userfaultfd.
+ */
+static void on_notify(uv_poll_t *h, int status, int events)
+{
+	struct listener *l = h->data;
+	struct pgr *p = h->loop->data;
+	double until;
+
+	if (status < 0 || (events & UV_DISCONNECT)) {
+		drop(p, l);
+		return;
+	}
+	if (!serve(p, l))
+		return;
+	until = pgr_now() + p->spin_us * 0.5e-6;
+	while (p->spin_us && pgr_now() < until) {
+		struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 0) != 1)
+			continue;
+		if ((pfd.revents & (POLLHUP | POLLERR)) || !serve(p, l))
+			return;
+		until = pgr_now() + p->spin_us * 0.5e-6;
 	}
 }
 
