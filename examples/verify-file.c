@@ -10,6 +10,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -261,7 +262,7 @@ static void on_bus(int sig)
 
 /* Copy @n bytes of a mapping at @p to @out: false if it raised SIGBUS
  * (past the end of the file). */
-static bool load(const volatile char *p, char *out, size_t n)
+bool load(const volatile char *p, char *out, size_t n)
 {
 	static bool installed;
 
@@ -600,205 +601,6 @@ void t_fstamp(void)
 		pwrite_page(fd, 12, pg, passes);
 	close(fd);
 	result("fstamp", 0);
-}
-
-/* ---- fstress: random calls against a model of the file ------------------ */
-
-struct model {
-	unsigned char *bytes;	/* what the file must hold */
-	size_t size, max;
-	int fd;
-	char *ro, *rw;		/* shared mappings, max bytes long */
-	unsigned long bad;
-	unsigned long op;
-};
-
-static void mismatch(struct model *m, const char *what, size_t off)
-{
-	if (m->bad++ < 5)
-		printf("verify: fstress: op %lu (%s): wrong at byte %zu (file "
-		       "size %zu)\n", m->op, what, off, m->size);
-}
-
-static void random_bytes(uint64_t *s, unsigned char *p, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		p[k] = (unsigned char)(rnd(s) >> 24);
-}
-
-/* A range [*off, *off + *len) inside @limit bytes, up to 3 pages long. */
-static void pick(uint64_t *s, size_t limit, size_t *off, size_t *len)
-{
-	*off = limit ? rnd(s) % limit : 0;
-	*len = 1 + rnd(s) % (3 * PAGE);
-	if (*off + *len > limit)
-		*len = limit - *off;
-}
-
-/* Bytes [off, off + len) through the read-only mapping, against the
- * model: SIGBUS exactly on the pages past the file's last one. */
-static void check_load(struct model *m, size_t off, size_t len)
-{
-	static char got[3 * PAGE + PAGE];
-	size_t end_pages = (m->size + PAGE - 1) / PAGE * PAGE;
-
-	for (size_t pg = off / PAGE * PAGE; pg < off + len; pg += PAGE) {
-		size_t a = pg > off ? pg : off, b = pg + PAGE < off + len ?
-			   pg + PAGE : off + len;
-		bool ok = load(m->ro + a, got, b - a);
-
-		if (ok != (pg < end_pages)) {
-			mismatch(m, ok ? "no SIGBUS past the end" :
-				 "SIGBUS inside the file", a);
-			continue;
-		}
-		for (size_t k = 0; ok && k < b - a; k++) {
-			unsigned char want = a + k < m->size ?
-					     m->bytes[a + k] : 0;
-
-			if ((unsigned char)got[k] != want) {
-				mismatch(m, "mapped load", a + k);
-				break;
-			}
-		}
-	}
-}
-
-static void check_pread(struct model *m, size_t off, size_t len)
-{
-	static unsigned char got[3 * PAGE];
-	ssize_t r = pread(m->fd, got, len, (off_t)off);
-	size_t want = off >= m->size ? 0 : (m->size - off < len ?
-					     m->size - off : len);
-
-	if (r != (ssize_t)want) {
-		mismatch(m, "pread's length", off);
-		return;
-	}
-	for (size_t k = 0; k < want; k++)
-		if (got[k] != m->bytes[off + k]) {
-			mismatch(m, "pread", off + k);
-			return;
-		}
-}
-
-static void stress_op(struct model *m, uint64_t *s)
-{
-	static unsigned char data[3 * PAGE];
-	size_t off, len;
-
-	switch (rnd(s) % 10) {
-	case 0:
-	case 1:		/* pwrite, perhaps past the end */
-		pick(s, m->max, &off, &len);
-		random_bytes(s, data, len);
-		if (pwrite(m->fd, data, len, (off_t)off) != (ssize_t)len) {
-			mismatch(m, "pwrite failed", off);
-			return;
-		}
-		if (off > m->size)
-			memset(m->bytes + m->size, 0, off - m->size);
-		memcpy(m->bytes + off, data, len);
-		if (off + len > m->size)
-			m->size = off + len;
-		check_load(m, off, len);
-		break;
-	case 2:		/* a store through the writable mapping */
-		pick(s, m->size, &off, &len);
-		random_bytes(s, data, len);
-		memcpy(m->rw + off, data, len);
-		memcpy(m->bytes + off, data, len);
-		check_pread(m, off, len);
-		break;
-	case 3:
-	case 4:
-		pick(s, m->max, &off, &len);
-		check_pread(m, off, len);
-		break;
-	case 5:
-	case 6:
-		pick(s, m->max, &off, &len);
-		check_load(m, off, len);
-		break;
-	case 7:		/* truncate, down or up */
-		len = m->max / 4 + rnd(s) % (m->max - m->max / 4 + 1);
-		if (ftruncate(m->fd, (off_t)len)) {
-			mismatch(m, "ftruncate failed", len);
-			return;
-		}
-		if (len > m->size)
-			memset(m->bytes + m->size, 0, len - m->size);
-		m->size = len;
-		pick(s, m->max, &off, &len);
-		check_load(m, off, len);
-		break;
-	case 8:		/* a hole punched in whole pages */
-		off = m->size ? rnd(s) % m->size / PAGE * PAGE : 0;
-		len = PAGE * (1 + rnd(s) % 3);
-		if (off + len > m->size)
-			len = m->size > off ? m->size - off : 0;
-		if (len && !fallocate(m->fd, FALLOC_FL_PUNCH_HOLE |
-				      FALLOC_FL_KEEP_SIZE, (off_t)off,
-				      (off_t)len))
-			memset(m->bytes + off, 0, len);
-		check_load(m, off, len);
-		break;
-	default:	/* write(2) at an offset, then msync or fsync */
-		pick(s, m->max, &off, &len);
-		random_bytes(s, data, len);
-		lseek(m->fd, (off_t)off, SEEK_SET);
-		if (write(m->fd, data, len) != (ssize_t)len) {
-			mismatch(m, "write failed", off);
-			return;
-		}
-		if (off > m->size)
-			memset(m->bytes + m->size, 0, off - m->size);
-		memcpy(m->bytes + off, data, len);
-		if (off + len > m->size)
-			m->size = off + len;
-		if (rnd(s) & 1)
-			msync(m->rw, m->max, MS_SYNC);
-		else
-			fsync(m->fd);
-		check_pread(m, off, len);
-	}
-}
-
-/*
- * fstress: --passes x 4000 random calls on one file — pwrite, write at an
- * offset, stores through a shared writable mapping, pread, loads through
- * a read-only mapping, truncation down and up, holes punched, msync and
- * fsync — each checked against a model of what the file must hold,
- * including where loads raise SIGBUS; then the whole file both ways.
- */
-void t_fstress(void)
-{
-	size_t pages = mb << 20 >> 12;
-	struct model m = { .max = pages * PAGE };
-	uint64_t s = seed * 2654435761u + 1;
-
-	m.fd = open_file(0, true);
-	m.bytes = calloc(1, m.max);
-	m.ro = mmap(NULL, m.max, PROT_READ, MAP_SHARED, m.fd, 0);
-	m.rw = mmap(NULL, m.max, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd, 0);
-	if (!m.bytes || m.ro == MAP_FAILED || m.rw == MAP_FAILED) {
-		perror("verify: fstress");
-		exit(1);
-	}
-	for (m.op = 0; m.op < passes * 4000; m.op++)
-		stress_op(&m, &s);
-	for (size_t off = 0; off < m.max; off += 3 * PAGE) {
-		size_t len = m.max - off < 3 * PAGE ? m.max - off : 3 * PAGE;
-
-		check_load(&m, off, len);
-		check_pread(&m, off, len);
-	}
-	munmap(m.ro, m.max);
-	munmap(m.rw, m.max);
-	close(m.fd);
-	unlink(file_path);
-	free(m.bytes);
-	result("fstress", m.bad);
 }
 
 /*

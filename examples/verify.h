@@ -42,6 +42,8 @@ unsigned long check_file(const char *test, int fd, uint64_t tag, size_t from,
 			 size_t to, size_t step, const uint64_t *gens,
 			 uint64_t gen);
 void write_file(int fd, uint64_t tag, size_t pages);
+/* Copy @n bytes of a mapping at @p to @out: false if it raised SIGBUS. */
+bool load(const volatile char *p, char *out, size_t n);
 void t_fshared(void);
 void t_fprivate(void);
 void t_clone(void);
@@ -52,6 +54,7 @@ void t_fgrow(void);
 void t_ftrunc(void);
 void t_foutside(void);
 void t_fstamp(void);
+/* verify-stress.c */
 void t_fstress(void);
 void t_fraw(void);
 

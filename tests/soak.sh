@@ -1,5 +1,6 @@
 #!/bin/sh
-# make soak: mixed self-verifying workloads (anon, files, fork, threads)
+# make soak: mixed self-verifying workloads (anon, files, fork, threads,
+# mappings against read(2), write(2) and truncate)
 # against one daemon with a tight budget, while tunables are flipped at
 # random, for SOAK_SECONDS (600). Prints the mismatches (must be 0), the
 # faults served, the evictions and the OOM kills; exits 1 on a mismatch
@@ -55,6 +56,10 @@ while [ "$(date +%s)" -lt "$end" ] && kill -0 "$daemon" 2>/dev/null; do
 	run files "$VERIFY" --mb 48 --seed $round --file "$tmp/f$round" \
 		fshared fprivate ftwo &
 	run pipe "$VERIFY" --mb 32 --seed $round dontneed munmap pipe &
+	# Coherence: four processes' random calls on one file against a
+	# model of it, and the system calls' modes.
+	run coherence "$VERIFY" --mb 24 --seed $round --file "$tmp/c$round" \
+		fstress fwrite fread fgrow ftrunc fraw &
 	if command -v stress-ng >/dev/null; then
 		run stress stress-ng --vm 2 --vm-bytes 32M --vm-method all \
 			--verify --timeout 10s &
@@ -62,7 +67,7 @@ while [ "$(date +%s)" -lt "$end" ] && kill -0 "$daemon" 2>/dev/null; do
 	(cd "$tmp" && run thrash "$THRASH" 40 24 4) &
 	wait_for=$(jobs -p | grep -v -e "^$flipper\$" -e "^$daemon\$")
 	for j in $wait_for; do wait "$j"; done
-	rm -f "$tmp"/f"$round"*
+	rm -f "$tmp"/f"$round"* "$tmp"/c"$round"*
 done
 
 bad=$(cat "$tmp"/*.out 2>/dev/null | awk '

@@ -88,7 +88,7 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 		/* Armed since: not young, unless idle marking armed it
 		 * while it was (page_idle's PG_young). */
 		if (p->pages[i].flags & DP_YOUNG) {
-			p->pages[i].flags &= (uint8_t)~DP_YOUNG;
+			p->pages[i].flags &= (uint16_t)~DP_YOUNG;
 			refs->young = 1;
 		}
 		return;

@@ -58,13 +58,13 @@ struct conn {
 	bool closing;
 	bool broken;		/* a write failed: closed from the loop */
 	pid_t peer;		/* SO_PEERCRED */
+	unsigned int refs;	/* answers held for later (pgr_conn_get()) */
+	bool gone;		/* closed: freed when refs reaches 0 */
 	struct wire w;		/* last: 64K of buffer */
 };
 
-static void conn_closed(uv_handle_t *h)
+static void conn_free(struct conn *c)
 {
-	struct conn *c = h->data;
-
 	while (c->out) {
 		struct outmsg *m = c->out;
 
@@ -76,6 +76,28 @@ static void conn_closed(uv_handle_t *h)
 	wire_release(&c->w);
 	close(c->w.fd);
 	free(c);
+}
+
+/* Its handle closed: freed, unless an answer still waits to be sent on
+ * it (a held reference: then pgr_conn_put() frees it). */
+static void conn_closed(uv_handle_t *h)
+{
+	struct conn *c = h->data;
+
+	c->gone = true;
+	if (!c->refs)
+		conn_free(c);
+}
+
+void pgr_conn_get(struct conn *c)
+{
+	c->refs++;
+}
+
+void pgr_conn_put(struct conn *c)
+{
+	if (!--c->refs && c->gone)
+		conn_free(c);
 }
 
 static void conn_close(struct conn *c)

@@ -25,5 +25,9 @@ struct client *pgr_conn_client(struct conn *c);
 pid_t pgr_conn_peer(const struct conn *c);
 void pgr_conn_detach_client(struct conn *c);
 int pgr_conn_take_fd(struct conn *c);
+/* Keep @c for an answer sent later: it stays valid (sending on it once
+ * closed fails quietly) until pgr_conn_put(). */
+void pgr_conn_get(struct conn *c);
+void pgr_conn_put(struct conn *c);
 
 #endif /* PGR_DAEMON_CONN_H */

@@ -126,11 +126,52 @@ static void cmd_mapf(struct req *r)
 	reply(r, "ok");
 }
 
+/*
+ * An "ok" sent once the write-backs a request started have landed (they
+ * go through the ring: file.c). The shim waits for one answer at a time
+ * on a connection, so a later "ok" never overtakes another. With @sync
+ * (msync's MS_SYNC) the inodes are synced to the disk first.
+ */
+#define LATER_INODES 16
+struct later_ok {
+	struct pgr_drain d;
+	struct conn *conn;
+	bool sync;
+	unsigned int nr;
+	uint32_t ino[LATER_INODES], gen[LATER_INODES];
+};
+
+static void later_done(struct pgr *p, struct pgr_drain *d)
+{
+	struct later_ok *l = (struct later_ok *)d;
+
+	for (unsigned int k = 0; l->sync && k < l->nr; k++) {
+		struct finode *fi = &p->files[l->ino[k]];
+
+		if (fi->used && fi->gen == l->gen[k] && fi->wfd >= 0)
+			fdatasync(fi->wfd);
+	}
+	pgr_conn_send(l->conn, "ok");
+	pgr_conn_put(l->conn);
+	free(l);
+}
+
+static struct later_ok *later(struct req *r)
+{
+	struct later_ok *l = pgr_xcalloc(1, sizeof(*l));
+
+	l->d = (struct pgr_drain){ 1, later_done };
+	l->conn = r->conn;
+	pgr_conn_get(r->conn);
+	return l;
+}
+
 /* msync START LEN [sync]: write back what the client dirtied there (to
- * the disk, with sync: MS_SYNC) */
+ * the disk, with sync: MS_SYNC); answered once written */
 static void cmd_msync(struct req *r)
 {
 	struct client *c = own(r);
+	struct later_ok *l;
 	uint64_t s, n;
 
 	if (!c)
@@ -139,9 +180,22 @@ static void cmd_msync(struct req *r)
 		fail(r, "msync: expected START LEN [sync]");
 		return;
 	}
-	pgr_file_msync(r->p, c, s, s + n, r->argc > 3 &&
-		       !strcmp(r->argv[3], "sync"));
-	reply(r, "ok");
+	l = later(r);
+	if (r->argc > 3 && !strcmp(r->argv[3], "sync")) {
+		l->sync = true;
+		for (size_t k = 0; k < c->nr_regions && l->nr < LATER_INODES;
+		     k++) {
+			struct region *g = &r->p->regions[c->regions[k]];
+
+			if (region_is_file(g) && g->start < s + n &&
+			    g->end > s) {
+				l->ino[l->nr] = g->inode;
+				l->gen[l->nr++] = r->p->files[g->inode].gen;
+			}
+		}
+	}
+	pgr_file_msync(r->p, c, s, s + n, &l->d);
+	pgr_drain_put(r->p, &l->d);
 }
 
 /* ftable: the table of cached files, read-only ("ftable" + fd, ok) */
@@ -203,30 +257,37 @@ static void cmd_write(struct req *r, bool post)
 
 	if (!c || (ino = inode_arg(r, 1, &from, &to)) < 0)
 		return;
-	if (post)
+	if (post) {
 		pgr_fwrite_post(r->p, c, (uint32_t)ino, from, to);
-	else
-		pgr_fwrite_pre(r->p, c, (uint32_t)ino, from, to);
-	reply(r, "ok");
+		reply(r, "ok");
+	} else {
+		struct later_ok *l = later(r);
+
+		pgr_fwrite_pre(r->p, c, (uint32_t)ino, from, to, &l->d);
+		pgr_drain_put(r->p, &l->d);
+	}
 }
 
 /* rsync ID GEN FROM TO | rsync all: dirty pages there to the file */
 static void cmd_rsync(struct req *r)
 {
+	struct later_ok *l;
 	uint64_t from, to;
 	int ino;
 
 	if (!own(r))
 		return;
 	if (r->argc == 2 && !strcmp(r->argv[1], "all")) {
-		pgr_fwrite_sync(r->p, PGR_NONE, 0, UINT64_MAX);
-		reply(r, "ok");
+		l = later(r);
+		pgr_fwrite_sync(r->p, PGR_NONE, 0, UINT64_MAX, &l->d);
+		pgr_drain_put(r->p, &l->d);
 		return;
 	}
 	if ((ino = inode_arg(r, 1, &from, &to)) < 0)
 		return;
-	pgr_fwrite_sync(r->p, (uint32_t)ino, from, to);
-	reply(r, "ok");
+	l = later(r);
+	pgr_fwrite_sync(r->p, (uint32_t)ino, from, to, &l->d);
+	pgr_drain_put(r->p, &l->d);
 }
 
 /* demoted ID START ERRNO: the agent replaced a mapping (no answer) */

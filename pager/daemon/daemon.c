@@ -119,6 +119,7 @@ static const struct pgr_ring_ops ring_ops = {
 		[PGR_IO_SWAP_READ] = swapin_done,
 		[PGR_IO_SWAP_WRITE] = writeout_done,
 		[PGR_IO_FILE_READ] = file_read_done,
+		[PGR_IO_FILE_WRITE] = pgr_file_write_done,
 	},
 	.after = after_reap,
 };

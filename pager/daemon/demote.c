@@ -6,8 +6,8 @@
  *
  *   1. Stores to the inode's mappings wait (a hold over the whole file,
  *      checked by the fault paths; private regions are write-protected
- *      whole), and dirty pages are written back: the file is now exactly
- *      what the mappings show.
+ *      whole), and dirty pages are written back; once those writes have
+ *      landed, the file is exactly what the mappings show.
  *   2. Each mapping, VMA by VMA as /proc/PID/maps has them, goes to its
  *      client's agent: "demcow" lines name a private mapping's pages the
  *      program wrote (its copy-on-write pages, which must stay its own),
@@ -219,22 +219,15 @@ static void freeze(struct pgr *p, uint32_t ino)
 
 static void on_timeout(uv_timer_t *t);
 
-void pgr_demote(struct pgr *p, uint32_t ino, const char *why)
+/* Ask every client mapping @ino to replace its mappings (the file has
+ * what they show: the write-backs landed). */
+static void ask_all(struct pgr *p, uint32_t ino)
 {
 	struct finode *fi = F(p, ino);
 	uint32_t *rids;
 	size_t n;
 
-	if (fi->coh & FT_HANDED_BACK)
-		return;
-	pgr_info("inode %lu (device %lu) is handed back to the kernel: %s",
-		 (unsigned long)fi->ino, (unsigned long)fi->dev, why);
-	/* Write-through goes on while the mappings are switched. */
-	fi->coh |= FT_HANDED_BACK;
-	pgr_ftable_set(p, ino, fi->coh);
-	fi->demote_start = pgr_now();
-	p->nr_demoting++;
-	freeze(p, ino);
+	fi->demote_asked = true;
 	/* Asking may end clients, and so change the list. */
 	n = fi->nr_mappers;
 	rids = pgr_xcalloc(n + 1, sizeof(*rids));
@@ -259,6 +252,25 @@ void pgr_demote(struct pgr *p, uint32_t ino, const char *why)
 		}
 	}
 	free(rids);
+}
+
+void pgr_demote(struct pgr *p, uint32_t ino, const char *why)
+{
+	struct finode *fi = F(p, ino);
+
+	if (fi->coh & FT_HANDED_BACK)
+		return;
+	pgr_info("inode %lu (device %lu) is handed back to the kernel: %s",
+		 (unsigned long)fi->ino, (unsigned long)fi->dev, why);
+	/* Write-through goes on while the mappings are switched. */
+	fi->coh |= FT_HANDED_BACK;
+	pgr_ftable_set(p, ino, fi->coh);
+	fi->demote_start = pgr_now();
+	fi->demote_asked = false;
+	p->nr_demoting++;
+	freeze(p, ino);
+	if (!fi->wb_inflight)
+		ask_all(p, ino);	/* else once they land: step */
 	if (!uv_is_active((uv_handle_t *)&p->demote_timer))
 		uv_timer_start(&p->demote_timer, on_timeout, 500, 500);
 }
@@ -305,11 +317,17 @@ void pgr_demote_step(struct pgr *p)
 {
 	if (!p->nr_demoting)
 		return;
-	for (uint32_t ino = 0; ino < p->nr_files_max; ino++)
-		if (p->files[ino].used &&
-		    (p->files[ino].coh & FT_HANDED_BACK) &&
-		    !p->files[ino].nr_mappers)
+	for (uint32_t ino = 0; ino < p->nr_files_max; ino++) {
+		struct finode *fi = &p->files[ino];
+
+		if (!fi->used || fi->gone || !(fi->coh & FT_HANDED_BACK) ||
+		    fi->wb_inflight)
+			continue;
+		if (!fi->demote_asked)
+			ask_all(p, ino);
+		else if (!fi->nr_mappers)
 			finish(p, ino);
+	}
 	if (!p->nr_demoting)
 		uv_timer_stop(&p->demote_timer);
 }

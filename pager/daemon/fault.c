@@ -296,7 +296,7 @@ static enum pgr_served armed_refault(struct pgr *p, struct client *c,
 	}
 	if (p->pages[i].flags & DP_FRESH) {
 		/* Its swap-in, finished: not a reference. */
-		p->pages[i].flags &= (uint8_t)~(DP_FRESH | DP_RA);
+		p->pages[i].flags &= (uint16_t)~(DP_FRESH | DP_RA);
 		return PGR_SERVED;
 	}
 	pol_count(p->pol, c->group, POL_PGFAULT_YOUNG, 1);
@@ -455,7 +455,7 @@ void pgr_swapin_done(struct pgr *p, uint32_t i, int res)
 	uint64_t addr;
 	int err;
 
-	d->flags &= (uint8_t)~DP_READING;
+	d->flags &= (uint16_t)~DP_READING;
 	if (d->region == PGR_NONE) {
 		pgr_page_free(p, i);	/* discarded while it was read */
 		return;

@@ -221,7 +221,7 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 	if (d->flags & DP_FRESH) {
 		/* Read ahead, touched for the first time: a hit, not a
 		 * reference seen by the scanner's emulation. */
-		d->flags &= (uint8_t)~DP_FRESH;
+		d->flags &= (uint16_t)~DP_FRESH;
 		pol_count(p->pol, c->group, POL_FILE_RA_HIT, 1);
 	} else {
 		pol_count(p->pol, c->group, POL_PGFAULT_YOUNG, 1);
@@ -236,7 +236,7 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 		 * up to read_ahead_kb, we start there). */
 		uint64_t ra = pgr_file_ra_pages(p, fi), from = pg + 1;
 
-		d->flags &= (uint8_t)~DP_RA_MARK;
+		d->flags &= (uint16_t)~DP_RA_MARK;
 		while (from < fi->map_pages && from < pg + 1 + 2 * ra &&
 		       fi->page[from] != PGR_NONE)
 			from++;
@@ -488,11 +488,11 @@ void pgr_file_read_done(struct pgr *p, void *arg, int res)
 
 		if (i == PGR_NONE || !(p->pages[i].flags & DP_READING))
 			continue;
-		p->pages[i].flags &= (uint8_t)~DP_READING;
+		p->pages[i].flags &= (uint16_t)~DP_READING;
 		if (k < good) {
 			if (p->pages[i].flags & DP_STALE) {
 				/* A write came while it was read. */
-				p->pages[i].flags &= (uint8_t)~DP_STALE;
+				p->pages[i].flags &= (uint16_t)~DP_STALE;
 				pgr_file_patch_landed(p, rec->ino, pg);
 			}
 			continue;

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "../lib/compat.h"
 #include "pgr.h"
@@ -85,7 +84,7 @@ int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
 }
 
 void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
-		    uint64_t end, bool sync)
+		    uint64_t end, struct pgr_drain *d)
 {
 	for (size_t k = 0; k < c->nr_regions; k++) {
 		uint32_t rid = c->regions[k];
@@ -98,8 +97,6 @@ void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
 		pgr_file_flush(p, r->inode, r->pgoff + (s - r->start) / PGR_PAGE,
 			       r->pgoff + (e - r->start + PGR_PAGE - 1) /
 			       PGR_PAGE, PGR_NONE);
-		/* MS_SYNC: on the disk before msync returns. */
-		if (sync && F(p, r->inode)->wfd >= 0)
-			fdatasync(F(p, r->inode)->wfd);
+		pgr_file_drain(p, r->inode, d);
 	}
 }

@@ -16,9 +16,9 @@ void pgr_file_unhand(struct pgr *p, struct client *c);
 int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t len, uint32_t ino, uint32_t gen, uint64_t pgoff,
 		 uint8_t rflags, const char **why);
-/* msync of [start, end) of @c: dirty pages to the file (and to the disk,
- * if @sync). */
+/* msync of [start, end) of @c: its dirty pages to the file; @d waits
+ * for their writes to land. */
 void pgr_file_msync(struct pgr *p, struct client *c, uint64_t start,
-		    uint64_t end, bool sync);
+		    uint64_t end, struct pgr_drain *d);
 
 #endif /* PGR_DAEMON_FILE_MAP_H */

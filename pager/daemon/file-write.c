@@ -21,6 +21,9 @@
  *   rsync  (a read, fsync, msync) dirty pages of the range go to the
  *          file first: read(2) sees what the mappings wrote.
  *
+ * Write-back goes through the ring (file.c), so the answers to wpre and
+ * rsync wait for it to land (a drain, struct pgr_drain).
+ *
  * Owns: nothing beyond each inode's holds (file.c keeps them).
  */
 #include <errno.h>
@@ -48,7 +51,7 @@ static uint64_t end_page(uint64_t to)
 }
 
 void pgr_fwrite_pre(struct pgr *p, struct client *c, uint32_t ino,
-		    uint64_t from, uint64_t to)
+		    uint64_t from, uint64_t to, struct pgr_drain *d)
 {
 	struct finode *fi = F(p, ino);
 
@@ -59,6 +62,7 @@ void pgr_fwrite_pre(struct pgr *p, struct client *c, uint32_t ino,
 	fi->holds[fi->nr_holds++] = (struct wrange){ first_page(from),
 		end_page(to), pgr_client_id(p, c) };
 	pgr_file_flush(p, ino, first_page(from), end_page(to), PGR_NONE);
+	pgr_file_drain(p, ino, d);
 }
 
 /* Let @c's holds on [from, to) go (all of its holds: to UINT64_MAX). */
@@ -98,18 +102,23 @@ void pgr_fwrite_post(struct pgr *p, struct client *c, uint32_t ino,
 }
 
 void pgr_fwrite_sync(struct pgr *p, uint32_t ino, uint64_t from,
-		     uint64_t to)
+		     uint64_t to, struct pgr_drain *d)
 {
 	if (ino == PGR_NONE) {
-		for (uint32_t k = 0; k < p->nr_files_max; k++)
-			if (p->files[k].used && (p->files[k].coh & FT_RW))
-				pgr_file_flush(p, k, 0, p->files[k].map_pages,
-					       PGR_NONE);
+		for (uint32_t k = 0; k < p->nr_files_max; k++) {
+			if (!p->files[k].used || !(p->files[k].coh & FT_RW))
+				continue;
+			pgr_file_flush(p, k, 0, p->files[k].map_pages,
+				       PGR_NONE);
+			pgr_file_drain(p, k, d);
+		}
 		return;
 	}
-	if (F(p, ino)->coh & FT_RW)
+	if (F(p, ino)->coh & FT_RW) {
 		pgr_file_flush(p, ino, first_page(from), end_page(to),
 			       PGR_NONE);
+		pgr_file_drain(p, ino, d);
+	}
 }
 
 void pgr_fwrite_forget(struct pgr *p, struct client *c)

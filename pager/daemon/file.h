@@ -21,11 +21,18 @@ int pgr_file_get(struct pgr *p, struct client *c, int fd, const char **why);
 int pgr_file_find(struct pgr *p, dev_t dev, ino_t ino);
 /* A memfd descriptor the client may map: read-only unless @rw. */
 int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw);
-/* Write dirty pages [from, to) of @ino back (msync, munmap, exit). Each
- * is write-protected in every mapping but region @except (going away)
- * first; where that worked it is clean after. */
+/* Start writing dirty pages [from, to) of @ino back (msync, munmap, exit,
+ * a read or write of them). Each is write-protected in every mapping but
+ * region @except (going away) first; where that worked it is clean from
+ * now on. pgr_file_drain() waits for the writes to land. */
 void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
 		    uint32_t except);
+/* @d waits until @ino has no write-back in flight (nothing if it has
+ * none): a reference of @d's, dropped with pgr_drain_put() then. */
+void pgr_file_drain(struct pgr *p, uint32_t ino, struct pgr_drain *d);
+void pgr_drain_put(struct pgr *p, struct pgr_drain *d);
+/* The write-back of (arg: inode << 40 | page) landed with @res. */
+void pgr_file_write_done(struct pgr *p, uint64_t arg, int res);
 /* Slot @off of file region @rid is unmapped (munmap, MADV_DONTNEED): a
  * young mapping passes its reference on, as zap_pte_range() does. */
 void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off);

@@ -47,9 +47,17 @@
 
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
+struct pgr;
 struct pgr_ring_ops;
 struct ftable;
 struct pgr_notif_wait;
+
+/* Something waiting for write-backs to land (file.c): done() runs when
+ * the last of the inodes it waits on has none in flight. */
+struct pgr_drain {
+	unsigned int refs;
+	void (*done)(struct pgr *p, struct pgr_drain *d);
+};
 
 #define PGR_PAGE	4096
 #define PGR_NONE	UINT32_MAX
@@ -88,7 +96,7 @@ struct dpage {
 	uint32_t off;		/* page in the region */
 	uint32_t buf;		/* buffer with its data, or PGR_NONE */
 	uint32_t swap;		/* swap slot it keeps as swap cache, or PGR_NONE */
-	uint8_t flags;		/* DP_* */
+	uint16_t flags;		/* DP_* */
 };
 
 enum {
@@ -106,6 +114,8 @@ enum {
 				 * read when this page is first touched */
 	DP_STALE = 128,		/* file, READING: a write to the file came
 				 * meanwhile; patch it when the read lands */
+	DP_WB = 256,		/* file: its write-back is in flight */
+	DP_WB_POL = 512,	/* and the policy started it (writeout) */
 };
 
 /* What became of a fault. */
@@ -187,6 +197,11 @@ struct finode {
 	struct pgr_notif_wait **notif_waits;	/* system calls, likewise */
 	size_t nr_notif_waits, cap_notif_waits;
 	double demote_start;	/* pgr_now() when handed back */
+	bool demote_asked;	/* the agents were asked (once the
+				 * write-backs landed) */
+	unsigned int wb_inflight;	/* write-backs in flight */
+	struct pgr_drain **drains;	/* waiting for them all to land */
+	size_t nr_drains, cap_drains;
 	bool gone;		/* handed back: found no more, freed once
 				 * its last read lands */
 	char *map;		/* the daemon's MAP_SHARED mapping of memfd */

@@ -54,7 +54,8 @@ void pgr_ring_reap(struct pgr *p)
 
 			n++;
 			p->inflight--;
-			if (kind == PGR_IO_SWAP_WRITE)
+			if (kind == PGR_IO_SWAP_WRITE ||
+			    kind == PGR_IO_FILE_WRITE)
 				p->writes--;
 			ops->done[kind](p, kind == PGR_IO_FILE_READ ?
 					tag & ~(uint64_t)3 : tag >> 2,
@@ -148,6 +149,6 @@ int pgr_ring_queue(struct pgr *p, int fd, void *buf, size_t len, off_t off,
 	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)
 		((kind == PGR_IO_FILE_READ ? arg : arg << 2) | kind));
 	p->inflight++;
-	p->writes += kind == PGR_IO_SWAP_WRITE;
+	p->writes += write;
 	return 0;
 }

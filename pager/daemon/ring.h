@@ -17,6 +17,7 @@ enum pgr_io_kind {
 	PGR_IO_SWAP_READ,	/* arg: the page whose buffer is read into */
 	PGR_IO_SWAP_WRITE,	/* arg: the page written out */
 	PGR_IO_FILE_READ,	/* arg: the reader's record, 8-byte aligned */
+	PGR_IO_FILE_WRITE,	/* arg: inode << 40 | file page written back */
 	PGR_IO_KINDS
 };
 
