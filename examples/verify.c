@@ -18,6 +18,8 @@
  *             (evictions before and after the fork), the child exits
  *   mremap    grow the buffer (it moves), verify the moved pages, fill and
  *             verify the new tail; shrink it back
+ *   remaps    the buffer moved back and forth by mremap, checked after
+ *             each move
  *   munmap    unmap the middle half, map it again: zeros there, the rest
  *             intact
  *   dontneed  MADV_DONTNEED a quarter: zeros there, the rest intact
@@ -44,8 +46,10 @@
  *   ftrunc    a mapped file truncated inside a page: its tail zeros,
  *             SIGBUS on exactly the pages past it
  *   fraw      raw syscall(2) writes and stdio's own, to a mapped file
- *   fstress   random pwrite, write, stores, pread, loads, truncation and
- *             holes on one file, against a model of it
+ *   fstress   --threads processes' random pwrite, stores, pread, loads
+ *             and holes on their pages of one file, each byte checked
+ *             against a model of it; between rounds every process checks
+ *             all of it, and the first truncates it down or up
  *   all       all of the above
  *   foutside  (not in all) the file written by a process outside the
  *             pager while mapped here: waits for a line on stdin before
@@ -331,6 +335,36 @@ static void t_mremap(void)
 	result("mremap", n);
 }
 
+/*
+ * remaps: the buffer moved back and forth with mremap, --passes x 100
+ * times, a page in eight checked after each move: pages the pager is
+ * arming when one comes must follow it.
+ */
+static void t_remaps(void)
+{
+	size_t pages = mb << 20 >> 12;
+	char *buf = map(pages * PAGE), *other = map(pages * PAGE);
+	unsigned long n = 0;
+
+	fill(buf, 9, 0, pages, 1);
+	for (size_t k = 0; k < passes * 100; k++) {
+		char *to = mremap(buf, pages * PAGE, pages * PAGE,
+				  MREMAP_MAYMOVE | MREMAP_FIXED, other);
+
+		if (to == MAP_FAILED) {
+			perror("verify: mremap");
+			exit(1);
+		}
+		other = buf;	/* unmapped now: the next move's target */
+		buf = to;
+		for (size_t pg = k % 8; pg < pages; pg += 8)
+			n += check_page("remaps", (uint64_t *)(buf + pg * PAGE),
+					9, pg, 1);
+	}
+	munmap(buf, pages * PAGE);
+	result("remaps", n);
+}
+
 static void t_munmap(void)
 {
 	size_t pages = mb << 20 >> 12, q = pages / 4;
@@ -455,7 +489,8 @@ static const struct {
 	void (*run)(void);
 } tests[] = {
 	{ "passes", t_passes }, { "threads", t_threads }, { "fork", t_fork },
-	{ "mremap", t_mremap }, { "munmap", t_munmap },
+	{ "mremap", t_mremap }, { "remaps", t_remaps },
+	{ "munmap", t_munmap },
 	{ "dontneed", t_dontneed }, { "mprotect", t_mprotect },
 	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
@@ -477,7 +512,7 @@ static int usage(const char *why)
 {
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
-		"threads fork mremap munmap dontneed mprotect pipe fshared "
+		"threads fork mremap remaps munmap dontneed mprotect pipe fshared "
 		"fprivate ftwo clone fwrite fread fgrow ftrunc fraw fstress all; "
 		"foutside fstamp\n", why);
 	return 2;

@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=29
+plan=30
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -239,6 +239,24 @@ check "20 children of a launcher close every descriptor before exec: each runs o
 	   ! echo "$out" | grep -q 'stopping process'; echo $?)" \
 	"$out
 $(grep -E 'runs on|cut' "$log" | tail -3)"
+
+# ---- mremap while pages are being armed: the requests follow the pages -------
+# (it was found by make soak: pages whose agent request was out when the
+# buffer moved stayed "being armed" for ever, and the program waited).
+start_daemon 256M
+( while :; do "$PAGER" idle --socket "$sock" --group root >/dev/null 2>&1; done ) &
+idler=$!
+fails=0
+for _ in $(seq 10); do
+	prun_t() { timeout -k 5 30 "$PAGER" run --socket "$sock" -- "$@"; }
+	prun_t "$VERIFY" --mb 16 --passes 5 remaps >/dev/null 2>&1 ||
+		fails=$((fails + 1))
+done
+kill "$idler"
+wait "$idler" 2>/dev/null
+stop_daemon
+check "verify remaps, 10 runs with every page armed over and over: each ends right ($fails did not)" \
+	"$([ $fails = 0 ]; echo $?)"
 
 # ---- the daemon dies under a running program: pager run says so ------------
 # whatever the program printed (a loader that cannot map memory has its

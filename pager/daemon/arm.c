@@ -112,7 +112,7 @@ static void unarm(struct pgr *p, struct client *c, uint64_t addr, bool wp)
 	if (wp && !pgr_page_clean_cached(p, i))
 		ioctl(c->uffd, UFFDIO_WRITEPROTECT, &u);
 	*pgr_page_slot(p, i) &= ~(uint64_t)SL_ARMING;
-	p->pages[i].flags &= (uint8_t)~DP_COPYING;
+	p->pages[i].flags &= (uint16_t)~DP_COPYING;
 	pgr_page_buf_release(p, i);
 }
 
@@ -190,7 +190,7 @@ static size_t arm_batch(struct pgr *p, struct client *c, struct range *out)
 			}
 			i = armed_at(p, c, addr);
 			if (i != PGR_NONE)
-				p->pages[i].flags &= (uint8_t)~DP_COPYING;
+				p->pages[i].flags &= (uint16_t)~DP_COPYING;
 		}
 		if (copied)
 			keep(out, &n, a.start, a.start + copied);
@@ -316,4 +316,37 @@ int pgr_agent_send(struct client *c, const char *line, int fd)
 		return -ENOTCONN;
 	return fd >= 0 ? pgr_conn_send_fd(c->conn, line, fd) :
 			 pgr_conn_send(c->conn, line);
+}
+
+/* The ranges of @list that meet [from, from + len) follow it to @to
+ * (split where they cross its ends). */
+static void move_ranges(struct range **list, size_t *n, size_t *cap,
+			uint64_t from, uint64_t to, uint64_t len)
+{
+	size_t nr = *n;
+
+	for (size_t k = 0; k < nr; k++) {
+		struct range a = (*list)[k];
+		uint64_t lo = a.start > from ? a.start : from;
+		uint64_t hi = a.end < from + len ? a.end : from + len;
+
+		if (lo >= hi)
+			continue;
+		(*list)[k] = (struct range){ lo - from + to, hi - from + to,
+					     a.id };
+		if (a.start < lo || hi < a.end)
+			pgr_grow(list, cap, *n + 2, sizeof(**list));
+		if (a.start < lo)
+			(*list)[(*n)++] = (struct range){ a.start, lo, a.id };
+		if (hi < a.end)
+			(*list)[(*n)++] = (struct range){ hi, a.end, a.id };
+	}
+}
+
+void pgr_arm_moved(struct client *c, uint64_t from, uint64_t to, uint64_t len)
+{
+	move_ranges(&c->asked, &c->nr_asked, &c->cap_asked, from, to, len);
+	move_ranges(&c->fasked, &c->nr_fasked, &c->cap_fasked, from, to, len);
+	move_ranges(&c->pending, &c->nr_pending, &c->cap_pending, from, to,
+		    len);
 }

@@ -16,6 +16,10 @@ void pgr_ask_file(struct client *c, uint64_t addr);
 void pgr_flush_asks(struct pgr *p);
 /* A line (with @fd, if not -1) for @c's agent: 0 or -errno. */
 int pgr_agent_send(struct client *c, const char *line, int fd);
+/* [from, from + len) of @c moved to @to (mremap): the pages being armed
+ * there are found at their new addresses when the agent answers (its
+ * madvise of the old range met nothing: they stay mapped). */
+void pgr_arm_moved(struct client *c, uint64_t from, uint64_t to, uint64_t len);
 /* The agent finished request @id: settle the pages it covered. */
 void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id);
 

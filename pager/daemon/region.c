@@ -24,6 +24,7 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "pgr.h"
+#include "arm.h"
 #include "file.h"
 #include "page.h"
 #include "record.h"
@@ -463,6 +464,9 @@ void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 			p->pages[sl_page(v)].off = (uint32_t)(a / PGR_PAGE);
 		}
 	}
+	/* Pages being armed moved with their page tables: their requests
+	 * follow them. */
+	pgr_arm_moved(c, from, to, len);
 	/* The old range is unmapped; its slots were moved, so nothing is
 	 * freed by cutting it. */
 	pgr_discard(p, c, from, from + len, true);
