@@ -650,3 +650,122 @@ void t_fraw(void)
 	unlink(file_path);
 	result("fraw", n);
 }
+
+/*
+ * fwb: one thread writes a file with pwrite(2) from a buffer several
+ * times the budget (its pages are evicted, so each write faults inside
+ * the kernel, holding the file's lock), while another stores through a
+ * shared mapping of the file and reads it back with pread(2), which has
+ * the pager write the stores back: the write-back must never wait for
+ * the lock the faulting write holds. Both halves checked at the end.
+ */
+struct fwb_arg {
+	int fd;
+	size_t pages;
+	char *src;		/* --mb MiB of patterned memory */
+	size_t src_pages;
+	unsigned long bad;
+};
+
+static void *fwb_writer(void *arg)
+{
+	struct fwb_arg *a = arg;
+	uint64_t s = seed;
+
+	/* Source page j holds file page j % (pages / 2): written long ago,
+	 * evicted since, so the write's copy of it faults. */
+	for (size_t k = 0; k < passes * a->pages; k++) {
+		size_t j = rnd(&s) % a->src_pages, pg = j % (a->pages / 2);
+
+		if (pwrite(a->fd, a->src + j * PAGE, PAGE,
+			   (off_t)(pg * PAGE)) != (ssize_t)PAGE)
+			a->bad++;
+	}
+	return NULL;
+}
+
+void t_fwb(void)
+{
+	size_t pages = (mb << 20 >> 12) / 4;
+	struct fwb_arg a = { .pages = pages, .src_pages = mb << 20 >> 12 };
+	static uint64_t page[WORDS];
+	unsigned long n = 0;
+	pthread_t t;
+	uint64_t s = seed + 1;
+	char *map_rw;
+
+	a.fd = open_file(pages * PAGE, true);
+	write_file(a.fd, 14, pages);
+	a.src = map(a.src_pages * PAGE);
+	for (size_t j = 0; j < a.src_pages; j++)
+		fill_page((uint64_t *)(a.src + j * PAGE), 14, j % (pages / 2),
+			  2);
+	map_rw = map_file(a.fd, pages * PAGE, MAP_SHARED);
+	for (size_t pg = 0; pg < pages / 2; pg++)
+		pwrite_page(a.fd, 14, pg, 2);
+	pthread_create(&t, NULL, fwb_writer, &a);
+	for (size_t k = 0; k < passes * pages; k++) {
+		size_t pg = pages / 2 + rnd(&s) % (pages - pages / 2);
+
+		fill_page((uint64_t *)(map_rw + pg * PAGE), 14, pg, 3);
+		if (pread(a.fd, page, PAGE, (off_t)(pg * PAGE)) != (ssize_t)PAGE)
+			n += WORDS;
+		else
+			n += check_page("fwb (pread)", page, 14, pg, 3);
+	}
+	pthread_join(t, NULL);
+	n += a.bad;
+	n += check_file("fwb", a.fd, 14, 0, pages / 2, 1, NULL, 2);
+	munmap(map_rw, pages * PAGE);
+	munmap(a.src, a.src_pages * PAGE);
+	close(a.fd);
+	unlink(file_path);
+	result("fwb", n);
+}
+
+/*
+ * fredirty: a process stores through a shared mapping and reads each
+ * store back with pread(2) at once, while another process fsyncs the
+ * file over and over (its own connection to the daemon: its flushes are
+ * not queued behind the first process's requests), so a page is often
+ * being written back when the store dirties it again. The pread must
+ * still see the store, not the bytes the write-back in flight took
+ * before it.
+ */
+void t_fredirty(void)
+{
+	size_t pages = 4;
+	static uint64_t page[WORDS];
+	volatile bool *done = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned long n = 0;
+	uint64_t s = seed + 2;
+	char *map_rw;
+	pid_t kid;
+	int fd;
+
+	fd = open_file(pages * PAGE, true);
+	map_rw = map_file(fd, pages * PAGE, MAP_SHARED);
+	kid = fork();
+	if (kid == 0) {
+		while (!*done)
+			fsync(fd);
+		_exit(0);
+	}
+	for (size_t k = 0; k < passes * 20000; k++) {
+		size_t pg = rnd(&s) % pages;
+
+		fill_page((uint64_t *)(map_rw + pg * PAGE), 15, pg, k + 1);
+		if (pread(fd, page, PAGE, (off_t)(pg * PAGE)) != (ssize_t)PAGE)
+			n += WORDS;
+		else
+			n += check_page("fredirty (pread)", page, 15, pg, k + 1);
+	}
+	*done = true;
+	waitpid(kid, NULL, 0);
+	munmap((void *)done, PAGE);
+	munmap(map_rw, pages * PAGE);
+	close(fd);
+	unlink(file_path);
+	result("fredirty", n);
+}

@@ -266,7 +266,11 @@ void t_fstress(void)
 			struct model m = { sh, max, me, procs, -1, NULL, NULL,
 					   0, 0 };
 
-			_exit(stress_proc(&m) ? 1 : 0);
+			unsigned long bad = stress_proc(&m);
+
+			/* _exit() would drop what mismatch() printed. */
+			fflush(stdout);
+			_exit(bad ? 1 : 0);
 		}
 	}
 	{
@@ -277,8 +281,14 @@ void t_fstress(void)
 	for (int me = 1; me < procs; me++) {
 		int status;
 
-		if (waitpid(kids[me], &status, 0) != kids[me] ||
-		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (waitpid(kids[me], &status, 0) != kids[me]) {
+			printf("verify: fstress: process %d lost\n", me);
+			n++;
+		} else if (WIFSIGNALED(status)) {
+			printf("verify: fstress: process %d killed by signal "
+			       "%d\n", me, WTERMSIG(status));
+			n++;
+		} else if (WEXITSTATUS(status)) {
 			printf("verify: fstress: process %d failed\n", me);
 			n++;
 		}

@@ -46,6 +46,10 @@
  *   ftrunc    a mapped file truncated inside a page: its tail zeros,
  *             SIGBUS on exactly the pages past it
  *   fraw      raw syscall(2) writes and stdio's own, to a mapped file
+ *   fwb       pwrite(2) from evicted memory while another thread's stores
+ *             through a shared mapping are written back for its reads
+ *   fredirty  stores read back with pread(2) while another thread fsyncs:
+ *             a page dirtied again during its write-back
  *   fstress   --threads processes' random pwrite, stores, pread, loads
  *             and holes on their pages of one file, each byte checked
  *             against a model of it; between rounds every process checks
@@ -496,7 +500,8 @@ static const struct {
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
-	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw },
+	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw }, { "fwb", t_fwb },
+	{ "fredirty", t_fredirty },
 	{ "fstress", t_fstress },
 };
 
@@ -513,8 +518,8 @@ static int usage(const char *why)
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
 		"threads fork mremap remaps munmap dontneed mprotect pipe fshared "
-		"fprivate ftwo clone fwrite fread fgrow ftrunc fraw fstress all; "
-		"foutside fstamp\n", why);
+		"fprivate ftwo clone fwrite fread fgrow ftrunc fraw fwb fredirty "
+		"fstress all; foutside fstamp\n", why);
 	return 2;
 }
 

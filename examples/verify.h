@@ -54,8 +54,10 @@ void t_fgrow(void);
 void t_ftrunc(void);
 void t_foutside(void);
 void t_fstamp(void);
+void t_fraw(void);
+void t_fwb(void);
+void t_fredirty(void);
 /* verify-stress.c */
 void t_fstress(void);
-void t_fraw(void);
 
 #endif /* VERIFY_H */

@@ -37,6 +37,7 @@
 #include "arm.h"
 #include "backend.h"
 #include "file.h"
+#include "file-wb.h"
 #include "page.h"
 #include "swap.h"
 #include "tracing.h"

@@ -24,6 +24,7 @@
 #include "file-map.h"
 #include "file-write.h"
 #include "file.h"
+#include "file-wb.h"
 #include "ftable.h"
 #include "seal.h"
 

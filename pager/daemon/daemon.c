@@ -41,6 +41,7 @@
 #include "fault.h"
 #include "file-fault.h"
 #include "file.h"
+#include "file-wb.h"
 #include "ftable.h"
 #include "knobs.h"
 #include "notify.h"

@@ -46,6 +46,7 @@
 #include "arm.h"
 #include "demote.h"
 #include "file.h"
+#include "file-wb.h"
 #include "ftable.h"
 #include "oom.h"
 #include "uffd.h"

@@ -18,6 +18,7 @@
 #include "pgr.h"
 #include "file-map.h"
 #include "file.h"
+#include "file-wb.h"
 #include "record.h"
 #include "region.h"
 

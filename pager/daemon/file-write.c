@@ -38,6 +38,7 @@
 #include "pgr.h"
 #include "file-write.h"
 #include "file.h"
+#include "file-wb.h"
 
 static uint64_t first_page(uint64_t from)
 {

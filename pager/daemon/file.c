@@ -17,8 +17,8 @@
  *
  * Eviction punches the page out of the memfd (which unmaps it from every
  * process; the next access is a MISSING fault) after writing it back if
- * dirty (pwrite from the daemon's mapping, with every mapping of it
- * write-protected first, so no write can slip in unseen). The shadow entry
+ * dirty (file-wb.c: every mapping of it write-protected first, so no
+ * store can slip in unseen). The shadow entry
  * stays in the inode's per-page array, as in the kernel's xarray.
  *
  * Write-back also happens on msync, munmap and exit of a shared mapping.
@@ -27,8 +27,8 @@
  * file changed (mtime, size) is dropped when next mapped.
  *
  * Owns: the inode cache (struct finode: memfd, per-page descriptors and
- * shadows, the regions mapping it), the pages to punch out at the end of a
- * reclaim batch, and write-back.
+ * shadows, the regions mapping it) and the pages to punch out at the end
+ * of a reclaim batch. Write-back is file-wb.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,20 +52,12 @@
 #include "pgr.h"
 #include "arm.h"
 #include "file.h"
+#include "file-wb.h"
 #include "ftable.h"
 #include "ring.h"
 #include "uffd.h"
 
 #define FILES_MAX	65536	/* descriptors; the knob limits live ones */
-
-/* Does region @rid map file page @pg? Then its slot index is *off. */
-static bool covers(const struct region *r, uint64_t pg, uint32_t *off)
-{
-	if (pg < r->pgoff || pg >= r->pgoff + region_pages(r))
-		return false;
-	*off = (uint32_t)(pg - r->pgoff);
-	return true;
-}
 
 /* ---- the inode cache ------------------------------------------------------ */
 
@@ -594,169 +586,6 @@ void pgr_file_drop(struct pgr *p, uint32_t ino)
 		forget(p, ino);
 }
 
-/* ---- write-back ------------------------------------------------------- */
-
-/* Write-protect page @pg of @ino in every shared mapping that has it
- * mapped, but @except; false if one could not be done now. */
-static bool protect_all(struct pgr *p, uint32_t ino, uint64_t pg,
-			uint32_t except)
-{
-	struct finode *fi = F(p, ino);
-	bool ok = true;
-
-	for (size_t k = 0; k < fi->nr_mappers; k++) {
-		struct region *r = &p->regions[fi->mappers[k]];
-		uint32_t off;
-
-		if (fi->mappers[k] == except || !(r->rflags & R_SHARED) ||
-		    !covers(r, pg, &off) || sl_tag(r->slot[off]) != SL_EMPTY ||
-		    !(r->slot[off] & SL_FMAPPED))
-			continue;
-		{
-			struct uffdio_writeprotect u = {
-				.range = { region_addr(r, off), PGR_PAGE },
-				.mode = UFFDIO_WRITEPROTECT_MODE_WP,
-			};
-
-			if (ioctl(p->clients[r->client].uffd,
-				  UFFDIO_WRITEPROTECT, &u))
-				ok = false;
-		}
-	}
-	return ok;
-}
-
-/* pwrite page @pg from the cache to the file, and wait: only at shutdown
- * (pgr_files_release()), when no fault is served any more. */
-static int write_page(struct finode *fi, uint64_t pg)
-{
-	uint64_t off = pg * PGR_PAGE, len = PGR_PAGE;
-	ssize_t n;
-
-	if (fi->wfd < 0)
-		return -EBADF;
-	if (off >= fi->size)
-		return 0;
-	if (off + len > fi->size)
-		len = fi->size - off;
-	n = pwrite(fi->wfd, fi->map + off, len, (off_t)off);
-	if (n < 0)
-		return -errno;
-	return (uint64_t)n == len ? 0 : -EIO;
-}
-
-/*
- * Write-back goes through the ring, never a pwrite on the loop: a
- * client's write(2) to the file holds the inode's lock while its source
- * buffer faults, and that fault waits for the daemon; a pwrite of the
- * daemon's would wait for the lock. The page is clean from the start
- * (a store meanwhile re-dirties it: it is write-protected), and is
- * neither evicted nor invalidated nor written again until its write
- * lands (DP_WB). @reclaim: the policy started it (POL_WRITEOUT_STARTED),
- * and hears of its end. 0, or -EBUSY (in flight already, or the ring is
- * full: it stays dirty).
- */
-static int start_write(struct pgr *p, uint32_t ino, uint64_t pg,
-		       bool clean, bool reclaim)
-{
-	struct finode *fi = F(p, ino);
-	uint32_t i = fi->page[pg];
-	struct dpage *d = &p->pages[i];
-	uint64_t off = pg * PGR_PAGE, len = PGR_PAGE;
-
-	if (d->flags & DP_WB)
-		return -EBUSY;
-	if (fi->wfd < 0)
-		return -EBADF;
-	if (off >= fi->size) {
-		if (!reclaim)
-			pol_page_dirty(p->pol, i, false); /* past the end */
-		return 0;
-	}
-	if (off + len > fi->size)
-		len = fi->size - off;
-	if (pgr_ring_queue(p, fi->wfd, fi->map + off, len, (off_t)off, true,
-			   PGR_IO_FILE_WRITE, (uint64_t)ino << 40 | pg))
-		return -EBUSY;
-	d->flags |= DP_WB | (reclaim ? DP_WB_POL : 0);
-	if (!reclaim && clean)
-		pol_page_dirty(p->pol, i, false);
-	fi->wb_inflight++;
-	return 0;
-}
-
-void pgr_file_write_done(struct pgr *p, uint64_t arg, int res)
-{
-	uint32_t ino = (uint32_t)(arg >> 40);
-	uint64_t pg = arg & ((1ull << 40) - 1);
-	struct finode *fi = F(p, ino);
-	uint32_t i = pg < fi->map_pages ? fi->page[pg] : PGR_NONE;
-	bool ok = res >= 0;
-
-	if (!ok)
-		pgr_err("write-back of inode %lu page %llu failed: %s",
-			(unsigned long)fi->ino, (unsigned long long)pg,
-			strerror(-res));
-	if (i != PGR_NONE && (p->pages[i].flags & DP_WB)) {
-		struct dpage *d = &p->pages[i];
-
-		if (d->flags & DP_WB_POL)
-			pol_writeback_done(p->pol, i, ok);
-		else if (!ok)
-			pol_page_dirty(p->pol, i, true);
-		else
-			pol_count(p->pol, d->pol.group, POL_PGPGOUT, 4);
-		d->flags &= (uint16_t)~(DP_WB | DP_WB_POL);
-		if (pg * PGR_PAGE >= fi->size)	/* truncated meanwhile */
-			pgr_file_drop_page(p, fi, pg);
-	}
-	if (--fi->wb_inflight)
-		return;
-	/* Every write-back of the inode has landed: what waited goes on. */
-	while (fi->nr_drains)
-		pgr_drain_put(p, fi->drains[--fi->nr_drains]);
-	if (fi->gone)
-		pgr_file_drop(p, ino);
-}
-
-void pgr_drain_put(struct pgr *p, struct pgr_drain *d)
-{
-	if (!--d->refs)
-		d->done(p, d);
-}
-
-void pgr_file_drain(struct pgr *p, uint32_t ino, struct pgr_drain *d)
-{
-	struct finode *fi = F(p, ino);
-
-	if (!fi->wb_inflight)
-		return;
-	pgr_grow(&fi->drains, &fi->cap_drains, fi->nr_drains + 1,
-		 sizeof(*fi->drains));
-	fi->drains[fi->nr_drains++] = d;
-	d->refs++;
-}
-
-void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
-		    uint32_t except)
-{
-	struct finode *fi = F(p, ino);
-
-	if (to > fi->map_pages)
-		to = fi->map_pages;
-	for (uint64_t pg = from; pg < to; pg++) {
-		uint32_t i = fi->page[pg];
-
-		if (i == PGR_NONE || !(p->pages[i].pol.flags & POL_PG_DIRTY) ||
-		    (p->pages[i].flags & DP_WB))
-			continue;
-		/* Where a mapping could not be write-protected now, the
-		 * page stays dirty: a store may land after the copy. */
-		start_write(p, ino, pg, protect_all(p, ino, pg, except),
-			    false);
-	}
-}
-
 /* ---- the backend for file pages ----------------------------------------- */
 
 /* page_referenced(): the young bits of every mapping (FMAPPED, not being
@@ -821,22 +650,6 @@ int pgr_file_unmap(struct pgr *p, uint32_t i)
 	return (p->pages[i].flags & DP_READING) ? -EAGAIN : 0;
 }
 
-enum pol_writeout pgr_file_writeout(struct pgr *p, uint32_t i)
-{
-	struct dpage *d = &p->pages[i];
-	struct finode *fi = F(p, d->region);
-	int err;
-
-	if (fi->wfd < 0)
-		return POL_WRITEOUT_FAILED;
-	if ((d->flags & DP_WB) || !protect_all(p, d->region, d->off, PGR_NONE))
-		return POL_WRITEOUT_KEEP;
-	err = start_write(p, d->region, d->off, true, true);
-	if (err == -EBUSY)
-		return POL_WRITEOUT_KEEP;
-	return err ? POL_WRITEOUT_FAILED : POL_WRITEOUT_STARTED;
-}
-
 int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow)
 {
 	struct dpage *d = &p->pages[i];
@@ -860,26 +673,6 @@ int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow)
 
 /* ---- shutdown ----------------------------------------------------------- */
 
-/* The dirty pages of @ino to the file, waiting for each: no client is
- * served any more. */
-static void flush_now(struct pgr *p, uint32_t ino)
-{
-	struct finode *fi = F(p, ino);
-
-	for (uint64_t pg = 0; pg < fi->map_pages; pg++) {
-		uint32_t i = fi->page[pg];
-		int err;
-
-		if (i == PGR_NONE || !(p->pages[i].pol.flags & POL_PG_DIRTY))
-			continue;
-		err = write_page(fi, pg);
-		if (err)
-			pgr_err("write-back of inode %lu page %llu failed: %s",
-				(unsigned long)fi->ino, (unsigned long long)pg,
-				strerror(-err));
-	}
-}
-
 void pgr_files_release(struct pgr *p)
 {
 	if (!p->files)
@@ -887,7 +680,7 @@ void pgr_files_release(struct pgr *p)
 	for (uint32_t k = 0; k < p->nr_files_max; k++) {
 		if (!p->files[k].used)
 			continue;
-		flush_now(p, k);
+		pgr_file_flush_now(p, k);
 		close_inode(p, k);
 	}
 	free(p->files);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * file.h - what file.c offers the rest of the daemon: the pager's page
- * cache (an inode's pages in its memfd), its write-back, and what reclaim
- * does to a file page.
+ * cache (an inode's pages in its memfd) and what reclaim does to a file
+ * page; its write-back is file-wb.h's.
  */
 #ifndef PGR_DAEMON_FILE_H
 #define PGR_DAEMON_FILE_H
@@ -21,18 +21,6 @@ int pgr_file_get(struct pgr *p, struct client *c, int fd, const char **why);
 int pgr_file_find(struct pgr *p, dev_t dev, ino_t ino);
 /* A memfd descriptor the client may map: read-only unless @rw. */
 int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw);
-/* Start writing dirty pages [from, to) of @ino back (msync, munmap, exit,
- * a read or write of them). Each is write-protected in every mapping but
- * region @except (going away) first; where that worked it is clean from
- * now on. pgr_file_drain() waits for the writes to land. */
-void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
-		    uint32_t except);
-/* @d waits until @ino has no write-back in flight (nothing if it has
- * none): a reference of @d's, dropped with pgr_drain_put() then. */
-void pgr_file_drain(struct pgr *p, uint32_t ino, struct pgr_drain *d);
-void pgr_drain_put(struct pgr *p, struct pgr_drain *d);
-/* The write-back of (arg: inode << 40 | page) landed with @res. */
-void pgr_file_write_done(struct pgr *p, uint64_t arg, int res);
 /* Slot @off of file region @rid is unmapped (munmap, MADV_DONTNEED): a
  * young mapping passes its reference on, as zap_pte_range() does. */
 void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off);
@@ -63,16 +51,24 @@ void pgr_file_drop(struct pgr *p, uint32_t ino);
 void pgr_file_young(struct pgr *p, uint32_t i, struct pol_refs *refs);
 void pgr_file_arm(struct pgr *p, uint32_t i);
 int pgr_file_unmap(struct pgr *p, uint32_t i);
-enum pol_writeout pgr_file_writeout(struct pgr *p, uint32_t i);
 int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow);
 void pgr_file_punch_flush(struct pgr *p);
 uint32_t pgr_file_invalidate(struct pgr *p, uint32_t ino);
 void pgr_file_free_inode(struct pgr *p, uint32_t ino);
 
-/* For the page cache's own files (file-fault.c, file-map.c). */
+/* For the page cache's own files (file-fault.c, file-map.c, file-wb.c). */
 static inline struct finode *F(struct pgr *p, uint32_t ino)
 {
 	return &p->files[ino];
+}
+
+/* Does region @rid map file page @pg? Then its slot index is *off. */
+static inline bool covers(const struct region *r, uint64_t pg, uint32_t *off)
+{
+	if (pg < r->pgoff || pg >= r->pgoff + region_pages(r))
+		return false;
+	*off = (uint32_t)(pg - r->pgoff);
+	return true;
 }
 
 /* Forget page @pg of @fi: its descriptor goes back to the policy. The

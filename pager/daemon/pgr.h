@@ -116,6 +116,9 @@ enum {
 				 * meanwhile; patch it when the read lands */
 	DP_WB = 256,		/* file: its write-back is in flight */
 	DP_WB_POL = 512,	/* and the policy started it (writeout) */
+	DP_WB_AGAIN = 1024,	/* and a flush found it dirtied again since:
+				 * write it once more when it lands, before
+				 * the flush's drain is answered */
 };
 
 /* What became of a fault. */

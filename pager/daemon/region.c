@@ -26,6 +26,7 @@
 #include "pgr.h"
 #include "arm.h"
 #include "file.h"
+#include "file-wb.h"
 #include "page.h"
 #include "record.h"
 #include "region.h"
