@@ -488,6 +488,70 @@ void t_fgrow(void)
 }
 
 /*
+ * fremap: mappings of a file grown with mremap(2), as SQLite grows its
+ * mapping of a database: moved to a larger range (MREMAP_MAYMOVE) and
+ * grown in place; the new part reads the file, and stores through a grown
+ * shared mapping reach it.
+ */
+void t_fremap(void)
+{
+	size_t pages = mb << 20 >> 12, q = pages / 4;
+	int fd = open_file(pages * PAGE, true);
+	unsigned long n = 0;
+	char *buf, *rw;
+
+	write_file(fd, 12, pages);
+	/* Moved: the REMAP event names the old length only. */
+	buf = mmap(NULL, q * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	if (buf == MAP_FAILED) {
+		perror("verify: mmap");
+		exit(1);
+	}
+	n += check_mapped("fremap", buf, 12, 0, q, NULL, 1);
+	buf = mremap(buf, q * PAGE, 2 * q * PAGE, MREMAP_MAYMOVE);
+	if (buf == MAP_FAILED) {
+		perror("verify: mremap");
+		exit(1);
+	}
+	n += check_mapped("fremap (moved)", buf, 12, 0, 2 * q, NULL, 1);
+	munmap(buf, 2 * q * PAGE);
+	/* In place: the range after the mapping is free. */
+	buf = mmap(NULL, pages * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (buf == MAP_FAILED ||
+	    munmap(buf + q * PAGE, (pages - q) * PAGE) ||
+	    mmap(buf, q * PAGE, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) !=
+	    buf) {
+		perror("verify: mmap");
+		exit(1);
+	}
+	n += check_mapped("fremap", buf, 12, 0, q, NULL, 1);
+	if (mremap(buf, q * PAGE, pages * PAGE, 0) != buf) {
+		perror("verify: mremap in place");
+		exit(1);
+	}
+	n += check_mapped("fremap (in place)", buf, 12, 0, pages, NULL, 1);
+	munmap(buf, pages * PAGE);
+	/* Shared and writable, moved: stores to the new part reach the
+	 * file. */
+	rw = map_file(fd, q * PAGE, MAP_SHARED);
+	rw = mremap(rw, q * PAGE, pages * PAGE, MREMAP_MAYMOVE);
+	if (rw == MAP_FAILED) {
+		perror("verify: mremap");
+		exit(1);
+	}
+	for (size_t pg = q; pg < pages; pg++)
+		fill_page((uint64_t *)(rw + pg * PAGE), 12, pg, 2);
+	msync(rw, pages * PAGE, MS_SYNC);
+	n += check_file("fremap (stores)", fd, 12, 0, q, 1, NULL, 1);
+	n += check_file("fremap (stores)", fd, 12, q, pages, 1, NULL, 2);
+	munmap(rw, pages * PAGE);
+	close(fd);
+	unlink(file_path);
+	result("fremap", n);
+}
+
+/*
  * ftrunc: a mapped file truncated to a size inside a page: the pages
  * before it intact, the rest of its last page zeros, SIGBUS on every page
  * after, as the kernel has it; grown again, those read zeros.

@@ -43,6 +43,8 @@
  *             preadv(2), read(2), no msync
  *   fgrow     a mapping past the end of the file; the file grown by
  *             write(2) and ftruncate: the new pages read, no SIGBUS
+ *   fremap    file mappings grown by mremap, moved and in place: the new
+ *             part reads the file, stores there reach it
  *   ftrunc    a mapped file truncated inside a page: its tail zeros,
  *             SIGBUS on exactly the pages past it
  *   fraw      raw syscall(2) writes and stdio's own, to a mapped file
@@ -500,6 +502,7 @@ static const struct {
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
+	{ "fremap", t_fremap },
 	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw }, { "fwb", t_fwb },
 	{ "fredirty", t_fredirty },
 	{ "fstress", t_fstress },
@@ -518,8 +521,8 @@ static int usage(const char *why)
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
 		"threads fork mremap remaps munmap dontneed mprotect pipe fshared "
-		"fprivate ftwo clone fwrite fread fgrow ftrunc fraw fwb fredirty "
-		"fstress all; foutside fstamp\n", why);
+		"fprivate ftwo clone fwrite fread fgrow fremap ftrunc fraw fwb "
+		"fredirty fstress all; foutside fstamp\n", why);
 	return 2;
 }
 

@@ -51,6 +51,7 @@ void t_ftwo(void);
 void t_fwrite(void);
 void t_fread(void);
 void t_fgrow(void);
+void t_fremap(void);
 void t_ftrunc(void);
 void t_foutside(void);
 void t_fstamp(void);

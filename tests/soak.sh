@@ -59,7 +59,7 @@ while [ "$(date +%s)" -lt "$end" ] && kill -0 "$daemon" 2>/dev/null; do
 	# Coherence: four processes' random calls on one file against a
 	# model of it, and the system calls' modes.
 	run coherence "$VERIFY" --mb 24 --seed $round --file "$tmp/c$round" \
-		fstress fwrite fread fgrow ftrunc fraw fwb fredirty &
+		fstress fwrite fread fgrow fremap ftrunc fraw fwb fredirty &
 	if command -v stress-ng >/dev/null; then
 		run stress stress-ng --vm 2 --vm-bytes 32M --vm-method all \
 			--verify --timeout 10s &

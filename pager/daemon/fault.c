@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/compat.h"
@@ -61,9 +62,19 @@
 
 #define AGENT_WAIT_S 2.0	/* a new client's agent is awaited this long */
 
+/*
+ * Is reclaim work under way whose end will free pages? Write-outs are
+ * awaited as the kernel's reclaim_throttle() awaits writeback: a while
+ * (VMSCAN_THROTTLE_WRITEBACK, HZ/10), not for ever. A file's write-back
+ * waits for the inode's lock, which a client's write(2) may hold while
+ * its own fault on the source buffer waits for memory: past a tick or two
+ * without a write landing, reclaim goes on without them.
+ */
+#define WRITES_AWAITED_TICKS 2
+
 bool pgr_in_flight(const struct pgr *p)
 {
-	if (p->writes)
+	if (p->writes && p->ticks - p->writes_tick < WRITES_AWAITED_TICKS)
 		return true;
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
 		const struct client *c = &p->clients[k];
@@ -543,6 +554,67 @@ static enum pgr_served take_foreign(struct pgr *p, struct client *c,
 	return PGR_SERVED;
 }
 
+/*
+ * The VMA [s, e) of our memfd (inode @mino of the memfd file system) at
+ * file page @pgoff grew: mremap grows a mapping in place, or moves it to a
+ * larger range (the REMAP event names the old length only), as SQLite
+ * grows its mapping of a database. The new part is registered already
+ * (it inherits the VMA's flags); it becomes file regions of the inode of
+ * the region it grew from, with its flags. NULL if no region of @c maps
+ * that memfd inside [s, e).
+ */
+static struct region *grown_file(struct pgr *p, struct client *c,
+				 uint64_t addr, uint32_t *rid, uint64_t s,
+				 uint64_t e, uint64_t pgoff, unsigned long mino)
+{
+	const struct region *from = NULL;
+
+	for (size_t k = 0; k < c->nr_regions && !from; k++) {
+		const struct region *r = &p->regions[c->regions[k]];
+		struct stat st;
+
+		if (region_is_file(r) && r->start >= s && r->end <= e &&
+		    r->pgoff == pgoff + (r->start - s) / PGR_PAGE &&
+		    !fstat(p->files[r->inode].memfd, &st) &&
+		    (unsigned long)st.st_ino == mino)
+			from = r;
+	}
+	if (!from)
+		return NULL;
+	/* Each part of [s, e) no region holds. */
+	for (uint64_t a = s; a < e;) {
+		uint32_t id, nid;
+		uint64_t b = a;
+		struct region *n;
+
+		if (pgr_region_find(p, c, a, &id)) {
+			a = p->regions[id].end;
+			continue;
+		}
+		while (b < e && !pgr_region_find(p, c, b, &id))
+			b += PGR_PAGE;
+		if (!pgr_region_room(p, c, (b - a) / PGR_PAGE))
+			return NULL;
+		nid = pgr_region_new(p, c, a, b);
+		from = NULL;	/* the table may have moved: look again */
+		for (size_t k = 0; k < c->nr_regions && !from; k++) {
+			const struct region *r = &p->regions[c->regions[k]];
+
+			if (c->regions[k] != nid && region_is_file(r) &&
+			    r->start >= s && r->end <= e)
+				from = r;
+		}
+		n = &p->regions[nid];
+		n->inode = from->inode;
+		n->pgoff = pgoff + (a - s) / PGR_PAGE;
+		n->rflags = from->rflags;
+		pgr_file_add_mapper(p, nid);
+		pgr_rec_mmap(p, c, n);
+		a = b;
+	}
+	return pgr_region_find(p, c, addr, rid);
+}
+
 /* No region holds @addr, but the fault came: the VMA grew (mremap in
  * place) or was not seen yet. Take it over and look again. */
 static struct region *grown(struct pgr *p, struct client *c, uint64_t addr,
@@ -567,8 +639,14 @@ static struct region *grown(struct pgr *p, struct client *c, uint64_t addr,
 		    addr < e) {
 			fclose(f);
 			if (ino) {
-				/* A file mapping (our memfd) grown in
-				 * place: zeros there would be wrong data. */
+				struct region *r = grown_file(p, c, addr, rid,
+							      s, e, off / PGR_PAGE,
+							      ino);
+
+				if (r)
+					return r;
+				/* Not ours: zeros there would be wrong
+				 * data. */
 				line[strcspn(line, "\n")] = 0;
 				snprintf(file, len, "%s", line);
 				return NULL;
@@ -593,8 +671,8 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 		r = grown(p, c, addr, &rid, file, sizeof(file));
 	if (!r && file[0]) {
 		snprintf(why, sizeof(why), "it touched 0x%llx, in a part of a "
-			 "file mapping the pager does not know (mremap grew "
-			 "it in place?): %s", (unsigned long long)addr, file);
+			 "file mapping the pager does not know: %s",
+			 (unsigned long long)addr, file);
 		pgr_kill(p, c, why);
 		return PGR_SERVED;
 	}

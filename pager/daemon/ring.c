@@ -55,8 +55,10 @@ void pgr_ring_reap(struct pgr *p)
 			n++;
 			p->inflight--;
 			if (kind == PGR_IO_SWAP_WRITE ||
-			    kind == PGR_IO_FILE_WRITE)
+			    kind == PGR_IO_FILE_WRITE) {
 				p->writes--;
+				p->writes_tick = p->ticks;
+			}
 			ops->done[kind](p, kind == PGR_IO_FILE_READ ?
 					tag & ~(uint64_t)3 : tag >> 2,
 					cqe->res);
@@ -149,6 +151,7 @@ int pgr_ring_queue(struct pgr *p, int fd, void *buf, size_t len, off_t off,
 	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)
 		((kind == PGR_IO_FILE_READ ? arg : arg << 2) | kind));
 	p->inflight++;
-	p->writes += write;
+	if (write && !p->writes++)
+		p->writes_tick = p->ticks;
 	return 0;
 }
