@@ -14,7 +14,8 @@
  * a 4 KiB O_DIRECT read at queue depth 1 in the swap's directory, native
  * first touches and a CPU-bound loop. Under `PAGER run` (this program
  * again, as a child): a fault on a page the pager holds (armed by `idle`),
- * a swap-in fault (evicted by `reclaim`, readahead off), first touches,
+ * the arming itself per page (the agent's batches of madvise: the price
+ * of an eviction batch's agent path), a swap-in fault (evicted by `reclaim`, readahead off), first touches,
  * and the same CPU-bound loop. Each is the median of 7 runs, interleaved
  * with its counterpart. Then the ratios and their goals.
  *
@@ -29,8 +30,8 @@
  * page read evicts one: against the unevicted read, the eviction path's
  * price.
  *
- * The child talks to its daemon over $PAGER_SOCKET, the line protocol of
- * docs/protocol.md.
+ * The child talks to its daemon (the socket shim.conf names beside its
+ * shim) in the line protocol of docs/protocol.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +52,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../pager/lib/shim-conf.h"
 
 #define PG		4096UL
 #define FAULTS		4096		/* single faults timed */
@@ -357,10 +360,40 @@ static double direct_read(const char *dir)
 /* One request to the daemon: 0 when it answered ok. */
 static int ask(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The daemon's socket: in shim.conf beside the shim LD_PRELOAD names
+ * (pager/lib/shim-conf.h). */
+static const char *daemon_socket(void)
+{
+	static struct shim_conf conf;
+	const char *pre = getenv("LD_PRELOAD");
+	char path[4096], text[SHIM_CONF_MAX + 1], *slash;
+	ssize_t n;
+	int fd;
+
+	if (getenv("PAGER_SOCKET"))	/* a shim preloaded by hand */
+		return getenv("PAGER_SOCKET");
+	if (!pre || strcspn(pre, " :") >= sizeof(path) - sizeof(SHIM_CONF_NAME))
+		return NULL;
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(pre, " :"), pre);
+	slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	strcpy(slash + 1, SHIM_CONF_NAME);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, text, SHIM_CONF_MAX);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	text[n] = 0;
+	return shim_conf_parse(text, &conf) ? conf.socket : NULL;
+}
+
 static int ask(const char *fmt, ...)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *sock = getenv("PAGER_SOCKET");
+	const char *sock = daemon_socket();
 	char line[512], buf[4096];
 	size_t len = 0;
 	va_list ap;
@@ -409,17 +442,32 @@ static long rss_anon_kb(void)
 /* Wait until the agent dropped what was asked (RssAnon below @kb). */
 static int wait_rss_below(long kb)
 {
-	for (int k = 0; k < 2000; k++) {
+	for (int k = 0; k < 10000; k++) {
 		if (rss_anon_kb() < kb)
 			return 0;
-		usleep(1000);
+		usleep(200);
 	}
 	return -1;
 }
 
 static int child(const char *mode)
 {
-	if (!strcmp(mode, "armed") || !strcmp(mode, "swapin")) {
+	if (!strcmp(mode, "arm")) {
+		/* The eviction batch's agent path: every page armed (copied,
+		 * dropped by the agent's madvise in batches), per page. */
+		char *base = map(FAULTS * PG);
+		long before;
+		double t0;
+
+		for (size_t k = 0; k < FAULTS; k++)
+			base[k * PG] = (char)k;
+		before = rss_anon_kb();
+		t0 = now();
+		if (ask("idle pid %d", (int)getpid()) ||
+		    wait_rss_below(before - (long)(FAULTS * PG / 1024) * 9 / 10))
+			return 1;
+		printf("%.9f\n", (now() - t0) / FAULTS);
+	} else if (!strcmp(mode, "armed") || !strcmp(mode, "swapin")) {
 		char *base = map(FAULTS * PG);
 		long before;
 
@@ -522,7 +570,8 @@ int main(int argc, char **argv)
 {
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
 	char self[4096];
-	double v[14][RUNS], stream[RUNS], blocked[RUNS], stream_p, blocked_s;
+	double v[14][RUNS], stream[RUNS], blocked[RUNS], arm[RUNS], stream_p;
+	double blocked_s, arm_s;
 	double floor_s, read_s, touch_n, cpu_n, armed, swapin, touch_p, cpu_p;
 	double minor_s, fhit, fmiss, seq_n, seq_p;
 	char fpath[4096], spath[4096];
@@ -560,6 +609,7 @@ int main(int argc, char **argv)
 		v[0][r] = uffd_floor(true);
 		blocked[r] = uffd_floor(false);
 		v[1][r] = under_pager(argv[1], self, "armed");
+		arm[r] = under_pager(argv[1], self, "arm");
 		v[2][r] = direct_read(dir);
 		v[3][r] = under_pager(argv[1], self, "swapin");
 		v[4][r] = first_touch(TOUCH_MB);
@@ -570,6 +620,7 @@ int main(int argc, char **argv)
 	floor_s = median(v[0], RUNS);
 	blocked_s = median(blocked, RUNS);
 	armed = median(v[1], RUNS);
+	arm_s = median(arm, RUNS);
 	read_s = median(v[2], RUNS);
 	swapin = median(v[3], RUNS);
 	touch_n = median(v[4], RUNS);
@@ -584,7 +635,7 @@ int main(int argc, char **argv)
 	stream_p = median(stream, RUNS);
 	unlink(fpath);
 	unlink(spath);
-	if (armed < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0 ||
+	if (armed < 0 || arm_s < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0 ||
 	    minor_s < 0 || fhit < 0 || fmiss < 0 || seq_n < 0 || seq_p < 0 ||
 	    stream_p < 0) {
 		printf("bench-daemon: a run under the pager failed\n");
@@ -601,6 +652,8 @@ int main(int argc, char **argv)
 	       read_s * 1e6);
 	printf("fault on a page the pager holds            %8.1f us\n",
 	       armed * 1e6);
+	printf("arming, per page (copy, agent's madvise)   %8.2f us\n",
+	       arm_s * 1e6);
 	printf("swap-in fault (vm.page-cluster=0)          %8.1f us\n",
 	       swapin * 1e6);
 	printf("first touches, native                      %8.0f pages/s\n",

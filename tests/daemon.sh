@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=30
+plan=33
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -210,6 +210,30 @@ check "no daemon at start: with pager run's filter stopped with the reason (stat
 	   echo "$out2" | grep -q 'running unmanaged' &&
 	   echo "$out2" | grep -qx ran; echo $?)" "$out
 $out2"
+
+# ---- the shim is invisible to the program --------------------------------
+# Its agent is a process of its own that shares the program's memory, not
+# a thread: Chromium's zygotes CHECK that they have one thread before they
+# fork, and a fork copies the locks other threads hold.
+start_daemon 16M
+out=$(prun "$top_builddir/examples/forklock" 20 2>&1)
+check "forklock: one thread before each of 20 forks, the allocator's lock held across them, every child back and no other ($out)" \
+	"$([ "$out" = "forklock: 20 children, 1 thread, ok" ]; echo $?)" "$out"
+/usr/bin/python3 "$top_srcdir/tests/observe.py" >"$tmp/observe.native" 2>&1
+prun /usr/bin/python3 "$top_srcdir/tests/observe.py" >"$tmp/observe.pager" 2>&1
+check "what a program sees of itself (threads, children, environment, signals, limits, descriptors below 900) is what it sees natively" \
+	"$(cmp -s "$tmp/observe.native" "$tmp/observe.pager"; echo $?)" \
+	"$(diff "$tmp/observe.native" "$tmp/observe.pager" 2>&1 | head -8)"
+# A program that execs one without the shim: the agent held the old memory,
+# and the close of the program's own connection lets it go at once.
+prun sh -c 'x=$(head -c 3000000 /dev/zero | tr "\0" x); exec env -u LD_PRELOAD sleep 1.5' &
+ex=$!
+sleep 1
+clients=$(stat_of clients)
+wait $ex
+check "a program that exec'd one without the shim is freed at once, while the new one runs (clients $clients)" \
+	"$([ "$clients" = 0 ]; echo $?)" "$(tail -3 "$log")"
+stop_daemon
 
 # ---- a launcher closes every descriptor between fork and exec --------------
 # (Chrome's does, for each helper it starts.) The shim's descriptors go

@@ -10,6 +10,7 @@
  *      to the daemon), set LD_PRELOAD to the shim, and exec CMD;
  *   3. wait for CMD and exit with its status (128 + signal if killed).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,22 +158,25 @@ out:
 	return err;
 }
 
+/*
+ * The program's environment gets LD_PRELOAD and nothing else of ours: it
+ * names the shim in a directory under @base that holds the run's settings
+ * beside it (lib/shim-conf.h), which the shim reads. A variable of ours
+ * would show in what the program prints of its environment.
+ */
 static void exec_child(char **cmd, const char *sock, const char *group,
-		       const char *shim)
+		       const char *shim, const char *base)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char *preload;
+	struct shim_conf conf = { .notify = false };
+	char *preload, lib[4096];
+	int err;
 
-	setenv("PAGER_SOCKET", sock, 1);
-	if (group)
-		setenv("PAGER_GROUP", group, 1);
-	if (asprintf(&preload, "%s%s%s", shim, old && *old ? " " : "",
-		     old ? old : "") < 0)
-		_exit(127);
-	setenv("LD_PRELOAD", preload, 1);
+	snprintf(conf.socket, sizeof(conf.socket), "%s", sock);
+	snprintf(conf.group, sizeof(conf.group), "%s", group ? group : "");
 	switch (install_filter(sock)) {
 	case 0:
-		setenv("PAGER_NOTIFY", "1", 1);	/* the shim's to know */
+		conf.notify = true;	/* the shim's to know */
 		break;
 	case 1:
 		pgr_warn("cannot install the seccomp filter: memory malloc "
@@ -183,6 +188,16 @@ static void exec_child(char **cmd, const char *sock, const char *group,
 			"mappings would fail): not running '%s'", cmd[0]);
 		_exit(1);
 	}
+	err = pgr_shim_dir(base, &conf, shim, lib, sizeof(lib));
+	if (err) {
+		pgr_err("cannot make the shim's directory in %s: %s", base,
+			strerror(-err));
+		_exit(1);
+	}
+	if (asprintf(&preload, "%s%s%s", lib, old && *old ? " " : "",
+		     old ? old : "") < 0)
+		_exit(127);
+	setenv("LD_PRELOAD", preload, 1);
 	execvp(cmd[0], cmd);
 	pgr_warn("cannot run '%s': %s", cmd[0], strerror(errno));
 	_exit(127);
@@ -256,6 +271,52 @@ static void detach(const char *sock)
 	free(w);
 }
 
+/* ${TMPDIR:-/tmp}/pager-UID, ours alone: the shim's directories for the
+ * standing daemons we join. 0, or -1 having said why. */
+static int user_dir(char *buf, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct stat st;
+
+	snprintf(buf, len, "%s/pager-%d", tmp && *tmp ? tmp : "/tmp",
+		 (int)geteuid());
+	if (mkdir(buf, 0700) && errno != EEXIST) {
+		pgr_warn("cannot create %s: %s", buf, strerror(errno));
+		return -1;
+	}
+	if (lstat(buf, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		pgr_warn("%s is not a directory of ours alone: not using it",
+			 buf);
+		return -1;
+	}
+	return 0;
+}
+
+/* The private daemon's directory and what the runs put in it: its socket
+ * is gone with it; the shim's settings (one level down) go now. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char sub[4096], f[4200];
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		snprintf(f, sizeof(f), "%s/%s", sub, SHIM_LIB_NAME);
+		unlink(f);
+		snprintf(f, sizeof(f), "%s/%s", sub, SHIM_CONF_NAME);
+		unlink(f);
+		if (rmdir(sub))
+			unlink(sub);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -273,8 +334,9 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon_args a;
-	const char *group = NULL, *env = getenv("PAGER_SOCKET");
-	char sock[108], shim[4096], dir[64] = "";
+	const char *group = NULL, *env;
+	char sock[108], shim[4096], dir[64] = "", inherited[108], base[4096];
+	struct sigaction intr, quit, ign = { .sa_handler = SIG_IGN };
 	pid_t daemon = 0, child;
 	int c, status, rc;
 
@@ -298,6 +360,7 @@ int cmd_run(int argc, char **argv)
 		pgr_warn("cannot find libpager-preload.so (set PAGER_PRELOAD)");
 		return 1;
 	}
+	env = pgr_inherited_socket(inherited, sizeof(inherited));
 	daemon_logging(&a);
 	if ((a.socket || (env && *env)) && a.record)
 		return pgr_usage_error(usage, "--record needs a daemon of its "
@@ -329,13 +392,22 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	signal(SIGINT, SIG_IGN);	/* CMD decides; we report */
-	signal(SIGQUIT, SIG_IGN);
+	/* The shim's directory: the private daemon's, which goes with it, or
+	 * one of ours for the standing daemon's settings, kept. */
+	if (daemon > 0)
+		snprintf(base, sizeof(base), "%s", dir);
+	else if (user_dir(base, sizeof(base))) {
+		rc = 1;
+		goto out;
+	}
+	/* CMD decides; we report. CMD gets the dispositions we were given. */
+	sigaction(SIGINT, &ign, &intr);
+	sigaction(SIGQUIT, &ign, &quit);
 	child = fork();
 	if (child == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		exec_child(argv + optind, sock, group, shim);
+		sigaction(SIGINT, &intr, NULL);
+		sigaction(SIGQUIT, &quit, NULL);
+		exec_child(argv + optind, sock, group, shim, base);
 	}
 	if (child < 0 || waitpid(child, &status, 0) < 0) {
 		pgr_warn("cannot run '%s': %s", argv[optind], strerror(errno));
@@ -354,7 +426,7 @@ out:
 	if (daemon > 0) {
 		detach(sock);
 		waitpid(daemon, NULL, 0);
-		rmdir(dir);
+		remove_dir(dir);
 	}
 	free(a.sets);
 	return rc;

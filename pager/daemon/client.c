@@ -8,11 +8,14 @@
  * anyone knows the child's pid. The pid arrives with the child's first
  * fault (the fault's thread id, UFFD_FEATURE_THREAD_ID) or its hello.
  * Then a pidfd tells when the process exits, and everything it held is
- * freed. A client whose mm is replaced by exec loses its agent's
- * connection (close-on-exec) and is freed too; the new program says hello
- * again. A process may also close that connection itself and run on (a
- * launcher closes every descriptor between fork and exec): its client is
- * cut off, served but no longer evicted, until its mm is gone.
+ * freed. The agent is a process of its own that shares the mm, and holds
+ * it: a client whose program exec'd is told by the close of the program's
+ * own connection (close-on-exec; kcmp then says the agent's mm is not the
+ * program's any more), is freed, and its agent is told "bye". A program
+ * may also close that connection itself and run on (a launcher closes
+ * every descriptor between fork and exec): it keeps its agent. A client
+ * whose agent ended while its process runs on is cut off: served, but no
+ * longer evicted, until its mm is gone.
  *
  * The table is fixed-size: libuv keeps pointers to the poll handles
  * inside each entry, and an entry is reused only once both handles are
@@ -33,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
 #include "../lib/compat.h"
 #include "../lib/log.h"
@@ -73,6 +77,14 @@ struct client *pgr_client_find(struct pgr *p, pid_t pid)
 {
 	for (uint32_t k = 0; k < p->nr_clients; k++)
 		if (p->clients[k].used && p->clients[k].pid == pid)
+			return &p->clients[k];
+	return NULL;
+}
+
+struct client *pgr_client_of_agent(struct pgr *p, pid_t agent)
+{
+	for (uint32_t k = 0; k < p->nr_clients; k++)
+		if (p->clients[k].used && p->clients[k].agent == agent)
 			return &p->clients[k];
 	return NULL;
 }
@@ -150,8 +162,38 @@ bool pgr_client_mm_gone(const struct client *c)
 	return ioctl(c->uffd, UFFDIO_WRITEPROTECT, &wp) && errno == ESRCH;
 }
 
+void pgr_client_set_life(struct client *c, struct conn *life, pid_t agent)
+{
+	c->life = life;
+	if (agent > 0)
+		c->agent = agent;
+}
+
+/* Does the program still have the mm its agent shares? kcmp(KCMP_VM);
+ * without an agent, or where kcmp cannot tell, the mm's own end says. */
+static bool same_mm(const struct client *c)
+{
+	long r;
+
+	if (c->agent <= 0 || !c->conn)
+		return !pgr_client_mm_gone(c);
+	r = syscall(SYS_kcmp, c->pid, c->agent, KCMP_VM, 0, 0);
+	if (r == 0)
+		return true;
+	if (r > 0 || errno == ESRCH)
+		return false;
+	return !pgr_client_mm_gone(c);
+}
+
+void pgr_client_life_closed(struct pgr *p, struct client *c)
+{
+	c->life = NULL;
+	if (!same_mm(c))
+		pgr_client_gone(p, c, "closed its connection (exit or exec)");
+}
+
 /*
- * @c's process closed its agent's connection and runs on. Its faults are
+ * @c's agent ended (killed?) and its process runs on. Its faults are
  * still served through the daemon's copy of its userfaultfd, but nothing
  * of it can be evicted any more (no agent to drop a page): requests the
  * agent will never answer are settled by the REMOVEs seen, which unarms
@@ -165,10 +207,9 @@ void pgr_client_cut_off(struct pgr *p, struct client *c)
 	c->cut_off = true;
 	while (c->nr_pending)
 		pgr_agent_done(p, c, c->pending[0].id);
-	pgr_info("process %d closed its connection to the pager and runs on "
-		 "(a launcher before exec?): its %llu pages stay resident "
-		 "until it execs or exits", c->pid,
-		 (unsigned long long)c->resident);
+	pgr_info("the agent of process %d ended and the process runs on: "
+		 "its %llu pages stay resident until it execs or exits",
+		 c->pid, (unsigned long long)c->resident);
 	pgr_retry_deferred(p, NULL);
 }
 
@@ -187,9 +228,15 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 		    !uv_is_closing((uv_handle_t *)&c->pid_poll))
 			uv_close((uv_handle_t *)&c->pid_poll, closed);
 	}
-	if (c->conn)
+	if (c->conn) {
+		/* The agent holds the mm until it ends. */
+		pgr_conn_send(c->conn, "bye");
 		pgr_conn_detach_client(c->conn);
-	c->conn = NULL;
+	}
+	if (c->life)
+		pgr_conn_detach_client(c->life);
+	c->conn = c->life = NULL;
+	c->agent = 0;
 	pgr_file_unhand(p, c);
 	pgr_fwrite_forget(p, c);
 	pgr_region_drop_all(p, c);

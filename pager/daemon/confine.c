@@ -55,6 +55,7 @@ static const char *const allowed[] __attribute__((unused)) = {
 	"memfd_create", "ftruncate", "fallocate",
 	/* clients: userfaultfd, seccomp listeners, their memory, their end */
 	"ioctl", "process_vm_readv", "pidfd_open", "pidfd_send_signal", "kill",
+	"kcmp",
 	"fcntl", "dup", "dup3",
 	/* the control socket */
 	"accept4", "accept", "recvmsg", "sendmsg", "recvfrom", "sendto",

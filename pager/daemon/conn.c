@@ -119,14 +119,14 @@ static void conn_close(struct conn *c)
 	if (c->agent && c->client && c->client->used) {
 		struct client *cl = c->client;
 
+		/* The agent ended: with its program, or alone (killed). */
 		cl->conn = NULL;
-		/* The shim's socket is close-on-exec: its process exited or
-		 * replaced its mm, unless it closed the socket itself. */
 		if (pgr_client_mm_gone(cl))
-			pgr_client_gone(p, cl, "closed its connection "
-					"(exit or exec)");
+			pgr_client_gone(p, cl, "ended, and its agent with it");
 		else
 			pgr_client_cut_off(p, cl);
+	} else if (c->client && c->client->used && c->client->life == c) {
+		pgr_client_life_closed(p, c->client);
 	}
 	uv_poll_stop(&c->poll);
 	uv_close((uv_handle_t *)&c->poll, conn_closed);

@@ -109,20 +109,26 @@ static void cmd_hello(struct req *r)
 	reply(r, "ok");
 }
 
-/* attach PID: a second connection of a client, for requests from its
- * program threads (closing it ends nothing) */
+/* attach PID [AGENT]: the program's own connection, for requests from its
+ * threads; AGENT is its agent process. Its close (close-on-exec) tells
+ * that the program exec'd or exited, unless it closed it itself
+ * (client.c). */
 static void cmd_attach(struct req *r)
 {
-	uint64_t pid;
+	uint64_t pid, agent = 0;
 	struct client *c;
 
-	if (r->argc != 2 || pgr_parse_u64(r->argv[1], &pid) ||
+	if (r->argc < 2 || r->argc > 3 || pgr_parse_u64(r->argv[1], &pid) ||
 	    (pid_t)pid != pgr_conn_peer(r->conn) ||
+	    (r->argc == 3 && (pgr_parse_u64(r->argv[2], &agent) ||
+			      agent > INT32_MAX)) ||
 	    !(c = pgr_client_find(r->p, (pid_t)pid))) {
-		fail(r, "attach: expected the pid of a client, its own");
+		fail(r, "attach: expected the pid of a client, its own, and "
+		     "its agent's");
 		return;
 	}
 	pgr_conn_set_client(r->conn, c, false);
+	pgr_client_set_life(c, r->conn, (pid_t)agent);
 	reply(r, "ok");
 }
 
@@ -231,22 +237,6 @@ static void cmd_done(struct req *r)
 		pgr_agent_done(r->p, c, id);
 		pgr_retry_deferred(r->p, NULL);
 	}
-}
-
-/*
- * cut: the shim's agent found its connection closed by the program (a
- * launcher closing every descriptor before exec) while the daemon may
- * still hold it open; said on a new connection of the same process (no
- * answer). From now on nothing of it is evicted (client.c).
- */
-static void cmd_cut(struct req *r)
-{
-	struct client *c = pgr_client_find(r->p, pgr_conn_peer(r->conn));
-
-	if (!c || !c->conn)
-		return;
-	pgr_conn_detach_client(c->conn);
-	pgr_client_cut_off(r->p, c);
 }
 
 /* ready: the agent runs; the client's pages may be armed (no answer) */
@@ -653,8 +643,6 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_done(&r);
 	else if (!strcmp(cmd, "ready"))
 		cmd_ready(&r);
-	else if (!strcmp(cmd, "cut"))
-		cmd_cut(&r);
 	else if (!strcmp(cmd, "notify"))
 		cmd_notify(&r);
 	else if (!strcmp(cmd, "group"))

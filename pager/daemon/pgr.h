@@ -249,8 +249,10 @@ struct client {
 	int uffd;
 	int pidfd;		/* -1 until known */
 	int group;		/* policy group */
-	struct conn *conn;	/* the shim's connection (agent), or NULL */
+	struct conn *conn;	/* the agent's connection, or NULL */
 	bool agent_ready;	/* its agent runs: pages may be armed */
+	pid_t agent;		/* the agent process (it shares the mm), 0 */
+	struct conn *life;	/* the program's own connection, or NULL */
 	double joined;		/* when (pgr_now()): an agent is awaited a
 				 * while before reclaim counts it out */
 	uint32_t *regions;	/* ids, sorted by start */
@@ -277,7 +279,7 @@ struct client {
 	bool doomed;		/* fork child that lost a page: killed once
 				 * its pid is known, before any fault */
 	pid_t parent;		/* fork child: its parent, for the record */
-	bool cut_off;		/* closed its agent's connection, runs on */
+	bool cut_off;		/* its agent ended, the process runs on */
 	bool io_uring;		/* set up an io_uring: its writes through
 				 * it are not seen, so its opens of watched
 				 * files count as outsiders' (seal.c) */

@@ -105,6 +105,9 @@ bool pgr_seal_is_writer_client(struct pgr *p, pid_t pid)
 {
 	struct client *c = pid > 0 ? pgr_client_find(p, pid) : NULL;
 
+	/* An agent shares its program's mm, and so its mappings. */
+	if (pid > 0 && !c)
+		c = pgr_client_of_agent(p, pid);
 	if (pid > 0 && !c)
 		c = unpaired_child(p, pid);
 	/* A fork child has its parent's shim before it says hello. */

@@ -329,6 +329,9 @@ static void run_workload(const struct exp_runner *x, const char *sock,
 			_exit(125);
 		}
 		setenv("PAGER_CONFIG", config, 1);
+		/* The workload's scripts talk to the run's daemon (`pager
+		 * phase`, `set`, `stat`), with or without the shim. */
+		setenv("PAGER_SOCKET", sock, 1);
 		execl(x->self, x->self, "run", "--socket", sock, "--", "/bin/sh",
 		      "-c", e->workload, (char *)NULL);
 		_exit(127);

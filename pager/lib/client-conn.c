@@ -3,11 +3,14 @@
  * client-conn.c - see client-conn.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -18,13 +21,108 @@
 #define PGR_PKGLIBDIR "/usr/local/lib/pager"
 #endif
 
-const char *pgr_default_socket(char *buf, size_t len)
+bool pgr_shim_conf_read(const char *dir, struct shim_conf *c)
 {
-	const char *env = getenv("PAGER_SOCKET");
+	char path[PATH_MAX], text[SHIM_CONF_MAX + 1];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, SHIM_CONF_NAME);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, text, SHIM_CONF_MAX);
+	close(fd);
+	if (n < 0)
+		return false;
+	text[n] = 0;
+	return shim_conf_parse(text, c);
+}
+
+const char *pgr_inherited_socket(char *buf, size_t len)
+{
+	const char *env = getenv("PAGER_SOCKET"), *pre = getenv("LD_PRELOAD");
+	char word[PATH_MAX];
+	struct shim_conf c;
 
 	if (env && *env)
-		snprintf(buf, len, "%s", env);
-	else if (geteuid() == 0)
+		return snprintf(buf, len, "%s", env), buf;
+	/* A program under `pager run`: the shim's settings, beside it. */
+	while (pre && *pre) {
+		size_t n = strcspn(pre, " :");
+		char *slash;
+
+		if (n && n < sizeof(word)) {
+			memcpy(word, pre, n);
+			word[n] = 0;
+			slash = strrchr(word, '/');
+			if (slash && !strcmp(slash + 1, SHIM_LIB_NAME)) {
+				*slash = 0;
+				if (pgr_shim_conf_read(word, &c))
+					return snprintf(buf, len, "%s",
+							c.socket), buf;
+			}
+		}
+		pre += n + (pre[n] != 0);
+	}
+	return NULL;
+}
+
+/* FNV-1a, 64 bits: a name for a set of settings. */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ 0xff) * 0x100000001b3ULL;
+}
+
+int pgr_shim_dir(const char *base, const struct shim_conf *c,
+		 const char *shim, char *lib, size_t len)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 16], text[PATH_MAX + 256];
+	uint64_t h = fnv(fnv(fnv(0xcbf29ce484222325ULL, c->socket), c->group),
+			 c->notify ? "1" : "0");
+	struct stat st;
+	int fd, n;
+
+	h = fnv(h, shim);
+	snprintf(dir, sizeof(dir), "%s/%016llx", base, (unsigned long long)h);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return -EPERM;
+	snprintf(lib, len, "%s/%s", dir, SHIM_LIB_NAME);
+	if (symlink(shim, lib) && errno != EEXIST)
+		return -errno;
+	n = snprintf(text, sizeof(text), "socket %s\n%s%s%s%s", c->socket,
+		     c->group[0] ? "group " : "", c->group,
+		     c->group[0] ? "\n" : "", c->notify ? "notify 1\n" : "");
+	/* Written aside and renamed: a shim starting meanwhile reads the
+	 * old file or the new one, never half of one. */
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, SHIM_CONF_NAME,
+		 (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, (size_t)n) != n) {
+		close(fd);
+		unlink(tmp);
+		return -EIO;
+	}
+	close(fd);
+	snprintf(text, sizeof(text), "%s/%s", dir, SHIM_CONF_NAME);
+	if (rename(tmp, text)) {
+		unlink(tmp);
+		return -errno;
+	}
+	return 0;
+}
+
+const char *pgr_default_socket(char *buf, size_t len)
+{
+	if (pgr_inherited_socket(buf, len))
+		return buf;
+	if (geteuid() == 0)
 		snprintf(buf, len, "/run/pager.sock");
 	else
 		snprintf(buf, len, "/tmp/pager-%d.sock", (int)geteuid());

@@ -9,11 +9,23 @@
 
 #include <stddef.h>
 
+#include "shim-conf.h"
 #include "wire.h"
 
-/* The socket of the standing daemon: $PAGER_SOCKET, else /run/pager.sock
- * for root, else /tmp/pager-UID.sock. */
+/* The socket of the standing daemon: the inherited one (below), else
+ * /run/pager.sock for root, else /tmp/pager-UID.sock. */
 const char *pgr_default_socket(char *buf, size_t len);
+/* The daemon this process runs under: $PAGER_SOCKET, else the shim.conf
+ * beside a shim in $LD_PRELOAD (a command run under `pager run`); NULL if
+ * none. */
+const char *pgr_inherited_socket(char *buf, size_t len);
+/* The shim's settings in @dir/shim.conf: false if none. */
+bool pgr_shim_conf_read(const char *dir, struct shim_conf *c);
+/* A directory under @base for the settings @c: a link to @shim and its
+ * shim.conf (shim-conf.h), made or refreshed; the link's path in @lib.
+ * 0 or -errno. */
+int pgr_shim_dir(const char *base, const struct shim_conf *c,
+		 const char *shim, char *lib, size_t len);
 /* The preload library: $PAGER_PRELOAD, else beside this executable, else
  * where `make install` put it. NULL if none exists. */
 const char *pgr_shim_path(char *buf, size_t len);

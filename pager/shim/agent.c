@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * agent.c - the agent: a thread in each client that performs the
- * MADV_DONTNEED the daemon asks for (the daemon cannot unmap another
- * process's pages), and the process's guard against the daemon's death.
+ * agent.c - the agent: a process that performs the MADV_DONTNEED the
+ * daemon asks for in the program's memory (the daemon cannot unmap
+ * another process's pages), and the program's guard against the daemon's
+ * death.
  *
  *   agent -> daemon:  ready        (once, when it runs)
  *   daemon -> agent:  dontneed ID START LEN [START LEN]...   (hex)
@@ -11,164 +12,214 @@
  *                     SHARED PGOFF, with a descriptor: a file mapping
  *                     handed back to the kernel (below)
  *   agent -> daemon:  demoted ID START ERRNO
+ *   daemon -> agent:  bye          (the program exited or exec'd)
  *
- * When the connection breaks, the daemon is gone: pages it evicted exist
- * only in its swap, and the process's own copy of the userfaultfd keeps
- * faults on them waiting instead of reading zeros. The agent then ends the
- * process with a message: wrong data is never an option.
+ * The program must not see it (Chromium's zygotes check that they have
+ * one thread before they fork, and a fork from a process with threads
+ * copies their locks held). So the agent is no thread of the program's: it
+ * is a process that shares the program's memory (CLONE_VM), and nothing
+ * else. It is cloned twice, as a daemon forks twice: the first clone is
+ * reaped by the shim at once, so the agent is no child of the program's
+ * either (no wait(2) of the program's ever sees it) but an orphan of the
+ * reaper's. It has its own descriptor table, holding only its connection
+ * and a pidfd of the program, so the program can neither see nor close
+ * them; it blocks every signal, leaves the program's session and process
+ * group, and calls itself pager-agent.
  *
- * The agent runs on a stack the pager never adopts and uses only static
- * buffers in the shim's data (excluded too) and raw system calls, so no
- * page it touches can ever be waiting for the daemon. But its madvise
- * waits until the daemon has read the REMOVE event it raised: if the
- * daemon dies then, the agent waits for ever. So a second thread, the
- * watchdog, only polls the connection for the daemon's end (POLLRDHUP,
- * which consumes nothing) and stops the process too.
+ * Its code runs without libc's thread state: it was made by clone(2), not
+ * pthread_create(), and the thread whose TLS it would inherit may be long
+ * gone. So it makes raw system calls (sys.h), formats and parses its
+ * lines itself, and runs on a TLS block of its own (CLONE_SETTLS) that
+ * nothing it calls needs but the stack guard. It touches only the shim's
+ * static data and its stack, which the daemon never adopts: no page it
+ * touches can be waiting for the daemon (but those of a mapping it copies
+ * in a hand-back, which the daemon serves).
  *
- * A program may close the shim's descriptors itself: a launcher closes
- * every descriptor between fork and exec. That is no death of the daemon:
- * the agent and the watchdog check that the descriptor is still their
- * socket before each use, and when it is not, they end quietly without
- * touching it again (the number may be another file by now). The daemon
- * sees the connection close, finds the process still running and keeps
- * serving its faults without evicting anything of it (client.c).
+ * When the connection breaks without a "bye", the daemon is gone: pages
+ * it evicted exist only in its swap, and the program's own copy of the
+ * userfaultfd keeps faults on them waiting instead of reading zeros. The
+ * agent then ends the program with a message: wrong data is never an
+ * option. Its madvise waits until the daemon has read the REMOVE event it
+ * raised, so if the daemon dies then, the agent waits for ever: a second
+ * thread of the agent's (not the program's), the watchdog, only polls the
+ * connection for its end (POLLRDHUP, which consumes nothing) and stops
+ * the program too.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../lib/compat.h"
 #include "shim.h"
+#include "sys.h"
 
-static struct wire agent_wire;
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open		434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal	424
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd		438
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range		436
+#endif
 
-static void say(const char *fmt, va_list ap)
+#define AGENT_BUF	65536	/* the longest request line, and then some */
+#define TCB_SIZE	65536	/* a TLS block: the TCB at its end, and
+				 * below it room for the program's static
+				 * TLS, where a libc call that failed would
+				 * set errno (untouched pages cost nothing) */
+#define FIRST_STACK	(16 * 1024)	/* the first clone's, at the top */
+#define WATCH_STACK	(32 * 1024)	/* the watchdog's, below it */
+
+/* The agent's state: static, in the shim's data (never adopted). */
+static struct {
+	int fd;			/* its connection: only in its table */
+	int pidfd;		/* the program, to stop it */
+	int program;		/* its pid, for the message */
+	int pid;		/* the agent's own (the first clone says) */
+	volatile int bye;	/* the daemon said bye: its end is no death */
+	size_t len;		/* bytes in buf */
+	int nfds;
+	int fds[WIRE_MAX_FDS];	/* received with the lines, not yet taken */
+	char buf[AGENT_BUF + 1];
+	char out[128];
+} ag;
+
+static char tcbs[3][TCB_SIZE] __attribute__((aligned(64)));
+
+/* ---- what the agent's code may call -------------------------------------- */
+
+static bool prefix(const char *s, const char *p)
 {
-	static char buf[512];
-	int n = snprintf(buf, sizeof(buf), "pager: ");
-
-	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-	if (n > (int)sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
-	buf[n++] = '\n';
-	if (syscall(SYS_write, 2, buf, (size_t)n, 0, 0, PGR_SYSCALL_MARKER) < 0)
-		return;
+	while (*p)
+		if (*s++ != *p++)
+			return false;
+	return true;
 }
 
-void shim_say(const char *fmt, ...)
+/* Append @v to @o at *n: in hex, or decimal. */
+static void put_num(char *o, size_t *n, size_t cap, unsigned long long v,
+		    unsigned int base)
 {
-	va_list ap;
+	char t[24];
+	int k = 0;
 
-	va_start(ap, fmt);
-	say(fmt, ap);
-	va_end(ap);
+	do {
+		t[k++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (k && *n < cap)
+		o[(*n)++] = t[--k];
 }
 
-void shim_stop(const char *fmt, ...)
+static void put_str(char *o, size_t *n, size_t cap, const char *s)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	say(fmt, ap);
-	va_end(ap);
-	syscall(SYS_kill, getpid(), SIGKILL);
-	for (;;)
-		pause();
-}
-
-unsigned long shim_fd_id(int fd)
-{
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st))
-		return 0;
-	return ((unsigned long)st.st_ino * 31 + (unsigned long)st.st_dev) *
-	       31 + (st.st_mode & S_IFMT) + 1;
-}
-
-bool shim_fd_is(int fd, unsigned long id)
-{
-	return id && shim_fd_id(fd) == id;
-}
-
-int shim_fd_high(int fd)
-{
-	struct rlimit rl;
-	int high;
-
-	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < 1024)
-		return fd;
-	high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
-	if (high < 0)
-		return fd;
-	close(fd);
-	return high;
-}
-
-void *shim_mmap(size_t len)
-{
-	return (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | PGR_MAP_MARKER,
-			       -1, 0);
+	while (*s && *n < cap)
+		o[(*n)++] = *s++;
 }
 
 static int hex(const char **s, unsigned long long *v)
 {
-	char *end;
+	const char *p = *s;
+	unsigned long long x = 0;
 
-	while (**s == ' ')
-		(*s)++;
-	*v = strtoull(*s, &end, 16);
-	if (end == *s)
+	while (*p == ' ')
+		p++;
+	if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
 		return -1;
-	*s = end;
+	for (;; p++) {
+		if (*p >= '0' && *p <= '9')
+			x = x * 16 + (unsigned long long)(*p - '0');
+		else if (*p >= 'a' && *p <= 'f')
+			x = x * 16 + (unsigned long long)(*p - 'a' + 10);
+		else
+			break;
+	}
+	*v = x;
+	*s = p;
 	return 0;
 }
 
-/*
- * The program closed our connection. The daemon may not see it close (a
- * thread blocked on it holds it open): say so on a new connection, so
- * that it stops asking us to drop pages, and end the thread.
- */
-static __attribute__((noreturn)) void cut_off(void)
+/* All of @n bytes to the daemon; sendto is no write(2) the seccomp
+ * filter of `pager run` would hand over. */
+static void send_all(const char *b, size_t n)
 {
-	int fd = shim_connect();
+	while (n) {
+		long r = sys6(SYS_sendto, ag.fd, (long)b, (long)n,
+			      MSG_NOSIGNAL, 0, 0);
 
-	if (fd >= 0) {
-		if (syscall(SYS_write, fd, "cut\n", 4, 0, 0,
-			    PGR_SYSCALL_MARKER) != 4)
-			shim_say("cannot tell the daemon process %d was cut "
-				 "off", (int)getpid());
-		close(fd);
+		if (r == -EINTR)
+			continue;
+		if (r <= 0)
+			return;	/* broken: the watchdog sees it */
+		b += r;
+		n -= (size_t)r;
 	}
-	pthread_exit(NULL);
 }
+
+/* "pager: the pager daemon is gone ..." on the program's stderr (taken
+ * now: holding it would keep a reader of its pipe from its end), then
+ * the program ends with SIGKILL, and the agent with it. pidfd_getfd()
+ * shares the program's open file description, so the message lands where
+ * the program's next write would; where ptrace rules refuse that, a
+ * description of its own, appending. */
+static __attribute__((noreturn)) void fail_stop(void)
+{
+	char path[48], msg[256];
+	size_t n = 0, m = 0;
+	long fd;
+
+	put_str(path, &m, sizeof(path) - 1, "/proc/");
+	put_num(path, &m, sizeof(path) - 1, (unsigned)ag.program, 10);
+	put_str(path, &m, sizeof(path) - 1, "/fd/2");
+	path[m] = 0;
+	put_str(msg, &n, sizeof(msg), "pager: the pager daemon is gone; "
+		"stopping process ");
+	put_num(msg, &n, sizeof(msg), (unsigned)ag.program, 10);
+	put_str(msg, &n, sizeof(msg), " so that it never reads memory the "
+		"pager held (its pages may be in the daemon's swap)\n");
+	fd = sys3(SYS_pidfd_getfd, ag.pidfd, 2, 0);
+	if (fd < 0)
+		fd = sys4(SYS_openat, AT_FDCWD, path,
+			  O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		sys6(SYS_write, fd, (long)msg, (long)n, 0, 0,
+		     PGR_SYSCALL_MARKER);
+		sys1(SYS_close, fd);
+	}
+	sys4(SYS_pidfd_send_signal, ag.pidfd, SIGKILL, 0, 0);
+	sys1(SYS_exit_group, 0);
+	for (;;)
+		;
+}
+
+/* ---- the requests ------------------------------------------------------ */
 
 static void dontneed(const char *args)
 {
-	static char reply[64];
 	unsigned long long id, start, len;
+	size_t n = 0;
 
 	if (hex(&args, &id))
 		return;
 	while (!hex(&args, &start) && !hex(&args, &len))
-		syscall(SYS_madvise, (void *)(uintptr_t)start, (size_t)len,
-			MADV_DONTNEED);
-	if (!shim_fd_is(shim.agent_fd, shim.agent_id))
-		cut_off();	/* closed by the program: see above */
-	snprintf(reply, sizeof(reply), "done %llx\n", id);
-	wire_send(shim.agent_fd, reply, strlen(reply), NULL, 0);
+		sys3(SYS_madvise, start, len, MADV_DONTNEED);
+	put_str(ag.out, &n, sizeof(ag.out), "done ");
+	put_num(ag.out, &n, sizeof(ag.out), id, 16);
+	put_str(ag.out, &n, sizeof(ag.out), "\n");
+	send_all(ag.out, n);
 }
 
 /*
@@ -212,48 +263,44 @@ static int replace(unsigned long long start, unsigned long long len,
 		   bool copy)
 {
 	int mprot = copy ? PROT_READ | PROT_WRITE : prot;
-	long q = syscall(SYS_mmap, NULL, (size_t)len, mprot,
-			 shared ? MAP_SHARED : MAP_PRIVATE, fd,
-			 (off_t)(pgoff * 4096));
+	long q = sys6(SYS_mmap, 0, (long)len, mprot,
+		      shared ? MAP_SHARED : MAP_PRIVATE, fd,
+		      (long)(pgoff * 4096));
+	long r;
 
-	if (q < 0 && q > -4096)
-		return (int)-q;
-	if (q == -1)
-		return errno;
+	if (sys_err(q))
+		return sys_err(q);
 	for (unsigned int k = 0; copy && k < nr_cows; k++) {
 		unsigned long long s = cows[k].start, n = cows[k].len;
 
 		if (s < start || s + n > start + len)
 			continue;
 		if (!(prot & PROT_READ))
-			syscall(SYS_mprotect, (void *)(uintptr_t)s, (size_t)n,
-				PROT_READ);
-		memcpy((char *)(uintptr_t)q + (s - start),
-		       (const void *)(uintptr_t)s, (size_t)n);
+			sys3(SYS_mprotect, s, n, PROT_READ);
+		memcpy((char *)q + (s - start), (const void *)(uintptr_t)s,
+		       (size_t)n);
 	}
-	if (copy && mprot != prot &&
-	    syscall(SYS_mprotect, (void *)(uintptr_t)q, (size_t)len, prot)) {
-		int err = errno;
-
-		syscall(SYS_munmap, (void *)(uintptr_t)q, (size_t)len);
-		return err;
+	if (copy && mprot != prot) {
+		r = sys3(SYS_mprotect, q, len, prot);
+		if (sys_err(r)) {
+			sys2(SYS_munmap, q, len);
+			return sys_err(r);
+		}
 	}
-	if (syscall(SYS_mremap, (void *)(uintptr_t)q, (size_t)len,
-		    (size_t)len, MREMAP_MAYMOVE | MREMAP_FIXED,
-		    (void *)(uintptr_t)start) == -1) {
-		int err = errno;
-
-		syscall(SYS_munmap, (void *)(uintptr_t)q, (size_t)len);
-		return err;
+	r = sys5(SYS_mremap, q, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		 start);
+	if (sys_err(r)) {
+		sys2(SYS_munmap, q, len);
+		return sys_err(r);
 	}
 	return 0;
 }
 
 static void demote(const char *args, int fd)
 {
-	static char reply[96];
 	unsigned long long id = 0, start = 0, len, prot, shared, pgoff;
 	int err = EINVAL;
+	size_t n = 0;
 
 	if (!hex(&args, &id) && !hex(&args, &start) && !hex(&args, &len) &&
 	    !hex(&args, &prot) && !hex(&args, &shared) && !hex(&args, &pgoff)
@@ -262,105 +309,222 @@ static void demote(const char *args, int fd)
 		      replace(start, len, (int)prot, shared, pgoff, fd,
 			      !shared && cows_id == id && nr_cows);
 	if (fd >= 0)
-		close(fd);
+		sys1(SYS_close, fd);
 	nr_cows = 0;
-	if (!shim_fd_is(shim.agent_fd, shim.agent_id))
-		cut_off();
-	snprintf(reply, sizeof(reply), "demoted %llx %llx %d\n", id, start,
-		 err);
-	wire_send(shim.agent_fd, reply, strlen(reply), NULL, 0);
+	put_str(ag.out, &n, sizeof(ag.out), "demoted ");
+	put_num(ag.out, &n, sizeof(ag.out), id, 16);
+	put_str(ag.out, &n, sizeof(ag.out), " ");
+	put_num(ag.out, &n, sizeof(ag.out), start, 16);
+	put_str(ag.out, &n, sizeof(ag.out), " ");
+	put_num(ag.out, &n, sizeof(ag.out), (unsigned)err, 10);
+	put_str(ag.out, &n, sizeof(ag.out), "\n");
+	send_all(ag.out, n);
 }
 
-static void fail_stop(void)
+/* ---- the connection ------------------------------------------------------ */
+
+/* Read more into ag.buf, and the descriptors riding along: bytes read, 0
+ * at the end, or -errno. */
+static long fill(void)
 {
-	shim_stop("the pager daemon is gone; stopping process %d so that it "
-		  "never reads memory the pager held (its pages may be in the "
-		  "daemon's swap)", (int)getpid());
+	char ctl[CMSG_SPACE(sizeof(int) * WIRE_MAX_FDS)];
+	struct iovec iov = { ag.buf + ag.len, AGENT_BUF - ag.len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+	long r;
+
+	if (ag.len == AGENT_BUF)
+		ag.len = 0;	/* a line longer than any request: dropped */
+	r = sys3(SYS_recvmsg, ag.fd, &mh, MSG_CMSG_CLOEXEC);
+	if (r <= 0)
+		return r;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int fds[WIRE_MAX_FDS];
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		memcpy(fds, CMSG_DATA(cm), k * sizeof(int));
+		for (size_t j = 0; j < k; j++) {
+			if (ag.nfds < WIRE_MAX_FDS)
+				ag.fds[ag.nfds++] = fds[j];
+			else
+				sys1(SYS_close, fds[j]);
+		}
+	}
+	ag.len += (size_t)r;
+	return r;
 }
 
-static void *agent(void *arg)
+static int take_fd(void)
 {
-	sigset_t all;
+	int fd;
 
-	/* Signals are the program's business, not ours. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	wire_init(&agent_wire, shim.agent_fd);
+	if (!ag.nfds)
+		return -1;
+	fd = ag.fds[0];
+	for (int k = 1; k < ag.nfds; k++)
+		ag.fds[k - 1] = ag.fds[k];
+	ag.nfds--;
+	return fd;
+}
+
+static void serve(const char *line)
+{
+	if (prefix(line, "dontneed "))
+		dontneed(line + 9);
+	else if (prefix(line, "demcow "))
+		demcow(line + 7);
+	else if (prefix(line, "demote "))
+		demote(line + 7, take_fd());
+	else if (prefix(line, "bye")) {
+		ag.bye = 1;
+		sys1(SYS_exit_group, 0);
+	}
+}
+
+/* ---- the watchdog, a thread of the agent's ------------------------------- */
+
+static int watchdog(void *arg)
+{
+	struct pollfd pfd = { .fd = ag.fd, .events = POLLRDHUP };
+
+	(void)arg;
+	for (;;) {
+		long r;
+
+		pfd.revents = 0;
+		r = sys3(SYS_poll, &pfd, 1, -1);
+		if (r <= 0 || !(pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			continue;
+		if (ag.bye)
+			sys1(SYS_exit, 0);	/* the agent is ending */
+		fail_stop();
+	}
+	return 0;
+}
+
+/* ---- the agent ------------------------------------------------------------- */
+
+/* A TLS block for a clone of ours: its TCB points to itself, and keeps
+ * the stack guard, which code built with -fstack-protector reads there
+ * (x86_64; elsewhere the guard is a global). */
+static void *tls_of(int k)
+{
+	char *tcb = tcbs[k] + TCB_SIZE - 256;
+
+#if defined(__x86_64__)
+	unsigned long guard;
+
+	__asm__("mov %%fs:0x28, %0" : "=r"(guard));
+	((void **)tcb)[0] = tcb;	/* tcbhead_t.tcb */
+	((void **)tcb)[2] = tcb;	/* .self */
+	((unsigned long *)tcb)[5] = guard;	/* .stack_guard */
+	return tcb;
+#else
+	return tcbs[k] + TCB_SIZE / 2;
+#endif
+}
+
+static int agent(void *arg)
+{
+	static const unsigned long long all = ~0ULL;
+	char *watch_stack = shim.stack + SHIM_STACK - FIRST_STACK;
+
+	(void)arg;
+	/* Every signal blocked, libc's own too (its pthread_sigmask leaves
+	 * those alone). */
+	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, 0, sizeof(all));
+	/* Out of the program's session and process group (its terminal's
+	 * signals, its kill(0, ...)). */
+	sys0(SYS_setsid);
+	if (clone(watchdog, watch_stack, CLONE_VM | CLONE_FS | CLONE_FILES |
+		  CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS,
+		  NULL, NULL, tls_of(2), NULL) < 0)
+		fail_stop();
 	/* Only now may the daemon arm our pages: until the agent runs, no
 	 * one would drop them, and a thread touching one would wait for
 	 * ever (the thread starting the agent, say). */
-	if (wire_send(shim.agent_fd, "ready\n", 6, NULL, 0)) {
-		if (!shim_fd_is(shim.agent_fd, shim.agent_id))
-			cut_off();	/* closed by the program already */
-		fail_stop();
-	}
+	send_all("ready\n", 6);
 	for (;;) {
-		char *line;
-		int n;
+		long r = fill();
+		char *nl;
 
-		if (!shim_fd_is(shim.agent_fd, shim.agent_id))
-			cut_off();	/* closed by the program: see above */
-		n = wire_fill(&agent_wire);
-		if (!shim_fd_is(shim.agent_fd, shim.agent_id))
-			cut_off();
-		if (n == -EINTR)
+		if (r == -EINTR)
 			continue;
-		if (n <= 0)
+		if (r <= 0)
 			fail_stop();
-		while ((line = wire_line(&agent_wire))) {
-			if (!strncmp(line, "dontneed ", 9))
-				dontneed(line + 9);
-			else if (!strncmp(line, "demcow ", 7))
-				demcow(line + 7);
-			else if (!strncmp(line, "demote ", 7))
-				demote(line + 7, wire_take_fd(&agent_wire));
+		while ((nl = memchr(ag.buf, '\n', ag.len))) {
+			size_t n = (size_t)(nl - ag.buf) + 1;
+
+			*nl = 0;
+			serve(ag.buf);
+			memmove(ag.buf, ag.buf + n, ag.len - n);
+			ag.len -= n;
 		}
 	}
-	return NULL;
 }
 
-static void *watchdog(void *arg)
+/* The first clone: it lets go of the program's descriptors (its table
+ * is a copy: a file the agent held open would count as another process's
+ * in the daemon's eyes, a pipe would keep its reader waiting), makes the
+ * agent with what is left, says its pid, and ends; the shim waits for
+ * that. */
+static int first(void *arg)
 {
-	struct pollfd pfd = { .fd = shim.agent_fd, .events = POLLRDHUP };
-	sigset_t all;
+	char *stack = shim.stack + SHIM_STACK - FIRST_STACK - WATCH_STACK;
+	int lo = ag.fd < ag.pidfd ? ag.fd : ag.pidfd;
+	int hi = ag.fd < ag.pidfd ? ag.pidfd : ag.fd;
+	int pid;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	for (;;) {
-		pfd.revents = 0;
-		if (poll(&pfd, 1, -1) <= 0)
-			continue;
-		if (!shim_fd_is(pfd.fd, shim.agent_id))
-			return NULL;	/* closed by the program: see above */
-		if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
-			fail_stop();
-	}
-	return NULL;
-}
-
-/* A thread on [stack, stack + len) of the shim's own stack memory. */
-static int start(void *(*fn)(void *), char *stack, size_t len)
-{
-	pthread_attr_t attr;
-	pthread_t t;
-	int err;
-
-	pthread_attr_init(&attr);
-	pthread_attr_setstack(&attr, stack, len);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&t, &attr, fn, NULL);
-	pthread_attr_destroy(&attr);
-	return -err;
+	(void)arg;
+	/* Named at once: for the moment it lives, `ps` and pgrep must not
+	 * take it for the program. */
+	sys5(SYS_prctl, PR_SET_NAME, "pager-agent", 0, 0, 0);
+	if (lo > 0)
+		sys3(SYS_close_range, 0, lo - 1, 0);
+	if (hi > lo + 1)
+		sys3(SYS_close_range, lo + 1, hi - 1, 0);
+	sys3(SYS_close_range, hi + 1, ~0U, 0);
+	pid = clone(agent, stack, CLONE_VM | CLONE_SETTLS | SIGCHLD, NULL,
+		    NULL, tls_of(1), NULL);
+	ag.pid = pid;
+	return 0;
 }
 
 int shim_agent_start(void)
 {
-	/* The agent gets three quarters of the stack memory, the
-	 * watchdog the last. */
-	int err = start(agent, shim.stack, SHIM_STACK / 4 * 3);
+	char *stack = shim.stack + SHIM_STACK;
+	sigset_t all, old;
+	int saved = errno, a1, status, fd;
 
-	if (!err)
-		err = start(watchdog, shim.stack + SHIM_STACK / 4 * 3,
-			    SHIM_STACK / 4);
-	return err;
+	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (fd < 0)
+		return -errno;
+	ag.pidfd = shim_fd_high(fd);
+	ag.fd = shim.agent_fd;
+	ag.program = getpid();
+	ag.pid = -1;
+	ag.bye = 0;
+	ag.len = 0;
+	ag.nfds = 0;
+	/* Born with every signal blocked: no handler of the program's may
+	 * ever run in it. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	a1 = clone(first, stack, CLONE_VM | CLONE_SETTLS, NULL, NULL,
+		   tls_of(0), NULL);
+	if (a1 > 0)
+		while (waitpid(a1, &status, __WALL) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* Ours no more: the agent has its own copies. */
+	close(ag.pidfd);
+	close(shim.agent_fd);
+	shim.agent_fd = -1;
+	errno = saved;
+	return ag.pid > 0 ? ag.pid : -EAGAIN;
 }

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -42,12 +44,85 @@
 #include <unistd.h>
 
 #include "../lib/compat.h"
+#include "../lib/shim-conf.h"
 #include "shim.h"
 
 struct shim shim = {
 	.uffd = -1, .agent_fd = -1, .sync_fd = -1,
 	.sync_lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* ---- what the shim's files share ------------------------------------- */
+
+static void say(const char *fmt, va_list ap)
+{
+	static char buf[512];
+	int n = snprintf(buf, sizeof(buf), "pager: ");
+
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (syscall(SYS_write, 2, buf, (size_t)n, 0, 0, PGR_SYSCALL_MARKER) < 0)
+		return;
+}
+
+void shim_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+}
+
+void shim_stop(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+	syscall(SYS_kill, getpid(), SIGKILL);
+	for (;;)
+		pause();
+}
+
+unsigned long shim_fd_id(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return 0;
+	return ((unsigned long)st.st_ino * 31 + (unsigned long)st.st_dev) *
+	       31 + (st.st_mode & S_IFMT) + 1;
+}
+
+bool shim_fd_is(int fd, unsigned long id)
+{
+	return id && shim_fd_id(fd) == id;
+}
+
+int shim_fd_high(int fd)
+{
+	struct rlimit rl;
+	int high;
+
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < 1024)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
+}
+
+void *shim_mmap(size_t len)
+{
+	return (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | PGR_MAP_MARKER,
+			       -1, 0);
+}
 
 #define UFFD_FEATURES (UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
 		       UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP | \
@@ -227,6 +302,7 @@ static int exclude_agent_data(struct dl_phdr_info *info, size_t size,
 
 static void child_after_fork(void);
 static void join_as_child(void);
+static void start_agent(void);
 
 /*
  * No daemon to run under: go on unmanaged, unless `pager run` gave this
@@ -235,11 +311,11 @@ static void join_as_child(void);
  * (ENOSYS) and the program would crash somewhere in its allocator: stop
  * it now, saying why.
  */
+static struct shim_conf conf;
+
 static void unmanaged(const char *why)
 {
-	const char *notify = getenv("PAGER_NOTIFY");
-
-	if (notify && *notify == '1')
+	if (conf.notify)
 		shim_stop("%s, and this process's memory calls went to it: "
 			  "stopping process %d", why, (int)getpid());
 	shim_say("%s: running unmanaged", why);
@@ -269,16 +345,64 @@ static void map_ftable(int fd)
 	}
 }
 
+/*
+ * Our settings: in shim.conf beside the file LD_PRELOAD named (`pager
+ * run` makes both, lib/shim-conf.h), else, for a shim preloaded by hand,
+ * $PAGER_SOCKET, $PAGER_GROUP and $PAGER_NOTIFY. False if none says where
+ * the daemon is.
+ */
+static bool read_conf(void)
+{
+	static char text[SHIM_CONF_MAX + 1];
+	const char *sock = getenv("PAGER_SOCKET"), *env;
+	char path[4096];
+	Dl_info info;
+	ssize_t n = -1;
+	int fd;
+
+	if (dladdr((void *)&shim, &info) && info.dli_fname &&
+	    strlen(info.dli_fname) < sizeof(path) - sizeof(SHIM_CONF_NAME)) {
+		char *slash;
+
+		snprintf(path, sizeof(path), "%s", info.dli_fname);
+		slash = strrchr(path, '/');
+		if (slash) {
+			strcpy(slash + 1, SHIM_CONF_NAME);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				n = read(fd, text, SHIM_CONF_MAX);
+				close(fd);
+			}
+		}
+	}
+	if (n > 0) {
+		text[n] = 0;
+		if (!shim_conf_parse(text, &conf))
+			return false;
+		/* A script may put one command in a group of its own. */
+		env = getenv("PAGER_GROUP");
+		if (env)
+			snprintf(conf.group, sizeof(conf.group), "%s", env);
+		return true;
+	}
+	if (!sock || !*sock)
+		return false;
+	snprintf(conf.socket, sizeof(conf.socket), "%s", sock);
+	env = getenv("PAGER_GROUP");
+	snprintf(conf.group, sizeof(conf.group), "%s", env ? env : "");
+	env = getenv("PAGER_NOTIFY");
+	conf.notify = env && *env == '1';
+	return true;
+}
+
 static void shim_start(void)
 {
-	const char *sock = getenv("PAGER_SOCKET");
-	const char *group = getenv("PAGER_GROUP");
 	int fd, err;
 
-	if (!sock || !*sock || getenv("PAGER_SHIM_OFF"))
+	if (getenv("PAGER_SHIM_OFF") || !read_conf())
 		return;
-	snprintf(shim.socket, sizeof(shim.socket), "%s", sock);
-	snprintf(shim.group, sizeof(shim.group), "%s", group ? group : "");
+	snprintf(shim.socket, sizeof(shim.socket), "%s", conf.socket);
+	snprintf(shim.group, sizeof(shim.group), "%s", conf.group);
 	shim.uffd = shim_fd_high(new_uffd());
 	shim.uffd_id = shim_fd_id(shim.uffd);
 	if (shim.uffd < 0) {
@@ -302,7 +426,6 @@ static void shim_start(void)
 		return;
 	}
 	shim.agent_fd = fd;
-	shim.agent_id = shim_fd_id(fd);
 	wire_init(&hello_wire, fd);
 	err = call(fd, &hello_wire, &shim.uffd, 1, "hello %d%s%s",
 		   (int)getpid(), shim.group[0] ? " group=" : "", shim.group);
@@ -329,8 +452,7 @@ static void shim_start(void)
 	shim.on = true;
 	shim.pid = getpid();
 	pthread_atfork(NULL, NULL, child_after_fork);
-	if (shim_agent_start())
-		shim_say("cannot start the agent thread");
+	start_agent();
 	shim_take_texts();
 }
 
@@ -352,8 +474,27 @@ static void close_ours(int fd, unsigned long id)
 
 static struct wire sync_wire;
 
-/* The second connection, for requests from program threads; with
- * shim.sync_lock held. */
+/* Connect the program's own connection: its requests, and its close
+ * tells the daemon that the process exec'd or exited (close-on-exec),
+ * while the agent holds the memory on. */
+static bool sync_connect(void)
+{
+	shim.sync_fd = shim_connect();
+	if (shim.sync_fd < 0)
+		return false;
+	shim.sync_id = shim_fd_id(shim.sync_fd);
+	wire_init(&sync_wire, shim.sync_fd);
+	if (call(shim.sync_fd, &sync_wire, NULL, 0, "attach %d %d",
+		 (int)getpid(), (int)shim.agent_pid)) {
+		close(shim.sync_fd);
+		shim.sync_fd = -1;
+		return false;
+	}
+	return true;
+}
+
+/* The program threads' connection, for a request; with shim.sync_lock
+ * held. */
 static bool sync_open(void)
 {
 	if (shim.on && shim.pid != getpid())
@@ -362,18 +503,21 @@ static bool sync_open(void)
 		shim.sync_fd = -1;	/* the program closed it */
 	if (shim.sync_fd >= 0)
 		return true;
-	shim.sync_fd = shim_connect();
-	if (shim.sync_fd < 0)
-		return false;
-	shim.sync_id = shim_fd_id(shim.sync_fd);
-	wire_init(&sync_wire, shim.sync_fd);
-	if (call(shim.sync_fd, &sync_wire, NULL, 0, "attach %d",
-		 (int)getpid())) {
-		close(shim.sync_fd);
-		shim.sync_fd = -1;
-		return false;
-	}
-	return true;
+	return sync_connect();
+}
+
+/* The agent, then the program's own connection, which names it. With no
+ * other thread running (at start, in a fork child) or sync_lock held. */
+static void start_agent(void)
+{
+	int pid = shim_agent_start();
+
+	if (pid < 0)
+		shim_say("cannot start the agent of process %d (%s): nothing "
+			 "of it will be evicted", (int)getpid(),
+			 strerror(-pid));
+	shim.agent_pid = pid > 0 ? pid : 0;
+	sync_connect();
 }
 
 static void sync_broken(int err)
@@ -708,10 +852,9 @@ static void join_as_child(void)
 	int fd;
 
 	shim.on = false;
-	close_ours(shim.agent_fd, shim.agent_id);
 	close_ours(shim.sync_fd, shim.sync_id);
 	close_ours(shim.uffd, shim.uffd_id);
-	shim.agent_fd = shim.sync_fd = shim.uffd = -1;
+	shim.sync_fd = shim.uffd = -1;
 	shim.pid = getpid();
 	/* The beacon: a fault the daemon sees with our thread id. */
 	(void)*(volatile char *)shim.beacon;
@@ -722,7 +865,6 @@ static void join_as_child(void)
 		_exit(127);
 	}
 	shim.agent_fd = fd;
-	shim.agent_id = shim_fd_id(fd);
 	wire_init(w, fd);
 	if (call(fd, w, NULL, 0, "hello %d child", (int)getpid())) {
 		shim_say("the daemon did not take the child %d: stopping",
@@ -734,7 +876,7 @@ static void join_as_child(void)
 	/* Empty again, for our own children. */
 	syscall(SYS_madvise, shim.beacon, 4096, MADV_DONTNEED);
 	shim.on = true;
-	shim_agent_start();
+	start_agent();
 }
 
 static void child_after_fork(void)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shim.h - state of the preload shim, shared by its two files. The shim
- * lives inside programs whose memory the pager manages, so everything its
- * agent thread touches is static, in the shim's own (excluded) data, or
- * on a stack the pager never adopts.
+ * shim.h - state of the preload shim, shared by its files. The shim lives
+ * inside programs whose memory the pager manages, so everything its agent
+ * process touches is static, in the shim's own (excluded) data, or on a
+ * stack the pager never adopts.
  */
 #ifndef PGR_SHIM_H
 #define PGR_SHIM_H
@@ -23,10 +23,13 @@ struct shim {
 	pid_t pid;		/* the process that connected */
 	bool files;		/* its userfaultfd can serve file pages */
 	int uffd;		/* our own copy: faults wait if the daemon dies */
-	int agent_fd;		/* hello connection: the agent's channel */
-	int sync_fd;		/* requests from program threads, -1 until used */
-	unsigned long uffd_id;	/* what each of the three is (shim_fd_id()): */
-	unsigned long agent_id;	/* still ours, or closed by the program and */
+	int agent_fd;		/* hello connection, until the agent takes it
+				 * (its channel, in its own table) */
+	int agent_pid;		/* the agent process, 0 if none */
+	int sync_fd;		/* the program's connection: requests, and
+				 * its close says exec or exit */
+	unsigned long uffd_id;	/* what each of the two is (shim_fd_id()):
+				 * still ours, or closed by the program and */
 	unsigned long sync_id;	/* the number reused? */
 	pthread_mutex_t sync_lock;
 	char *beacon;		/* a page kept empty: a fork child's first
@@ -71,9 +74,11 @@ int pager_phase(const char *name);
 void shim_take_texts(void);
 
 /* agent.c */
-/* Start the agent thread on shim.stack. Return 0 or -errno. */
+/* Start the agent process on shim.stack, handing it the hello connection
+ * (shim.agent_fd, closed here). Return its pid or -errno. */
 int shim_agent_start(void);
 
+/* shim.c */
 /* A new connection to the daemon (close-on-exec, a high number), or
  * -errno. */
 int shim_connect(void);
