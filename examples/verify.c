@@ -25,6 +25,8 @@
  *   dontneed  MADV_DONTNEED a quarter: zeros there, the rest intact
  *   mprotect  every other page of a PROT_NONE reservation made writable
  *             with mprotect, as allocators do: zeros first, then written
+ *   reserve   1 MiB pieces of a 256 GiB reservation opened by mprotect,
+ *             as V8 and PartitionAlloc do; some closed and reopened
  *   pipe      read(2) from a pipe into the buffer after it was evicted:
  *             the fault is taken inside the kernel's copy
  *   fshared   a file (--file PATH, created) mapped MAP_SHARED: written and
@@ -180,6 +182,70 @@ void result(const char *test, unsigned long n)
 }
 
 /* ---- the tests ------------------------------------------------------------ */
+
+/*
+ * reserve: what V8's cage and PartitionAlloc's pools do: a reservation of
+ * 256 GiB without access (MAP_NORESERVE), opened 1 MiB piece by piece
+ * with mprotect at scattered places (each piece a VMA of its own), the
+ * pieces filled and checked pass after pass; some closed again
+ * (MADV_DONTNEED, PROT_NONE) and reopened, which must read zeros.
+ */
+static void t_reserve(void)
+{
+	size_t pieces = mb, piece = 1UL << 20, span = 256UL << 30;
+	char *res = mmap(NULL, span, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t ppp = piece / PAGE;
+	unsigned long n = 0;
+
+	if (res == MAP_FAILED) {
+		perror("verify: reserve");
+		exit(1);
+	}
+	/* Piece k at (k * 977 MiB) modulo the span, 1 MiB aligned: apart;
+	 * each opened as the first pass comes to it. */
+	for (uint64_t g = 1; g <= passes; g++)
+		for (size_t k = 0; k < pieces; k++) {
+			char *p = res + (k * 977 % (span >> 20)) * piece;
+
+			if (g == 1 && mprotect(p, piece,
+					       PROT_READ | PROT_WRITE)) {
+				perror("verify: mprotect");
+				exit(1);
+			}
+
+			for (size_t pg = 0; pg < ppp; pg++) {
+				uint64_t *w = (uint64_t *)(p + pg * PAGE);
+
+				if (g > 1)
+					n += check_page("reserve", w, 2,
+							k * ppp + pg, g - 1);
+				fill_page(w, 2, k * ppp + pg, g);
+			}
+		}
+	for (size_t k = 0; k < pieces; k++) {
+		char *p = res + (k * 977 % (span >> 20)) * piece;
+
+		if (k % 4)
+			continue;
+		madvise(p, piece, MADV_DONTNEED);
+		mprotect(p, piece, PROT_NONE);
+		mprotect(p, piece, PROT_READ | PROT_WRITE);
+		for (size_t pg = 0; pg < ppp; pg++)
+			n += check_page("reserve (reopened)",
+					(uint64_t *)(p + pg * PAGE), 2,
+					k * ppp + pg, 0);
+	}
+	for (size_t k = 0; k < pieces; k++) {
+		char *p = res + (k * 977 % (span >> 20)) * piece;
+
+		for (size_t pg = 0; k % 4 && pg < ppp; pg++)
+			n += check_page("reserve", (uint64_t *)(p + pg * PAGE),
+					2, k * ppp + pg, passes);
+	}
+	munmap(res, span);
+	result("reserve", n);
+}
 
 static void t_passes(void)
 {
@@ -498,6 +564,7 @@ static const struct {
 	{ "mremap", t_mremap }, { "remaps", t_remaps },
 	{ "munmap", t_munmap },
 	{ "dontneed", t_dontneed }, { "mprotect", t_mprotect },
+	{ "reserve", t_reserve },
 	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
@@ -520,8 +587,9 @@ static int usage(const char *why)
 {
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
-		"threads fork mremap remaps munmap dontneed mprotect pipe fshared "
-		"fprivate ftwo clone fwrite fread fgrow fremap ftrunc fraw fwb "
+		"threads fork mremap remaps munmap dontneed mprotect reserve pipe "
+		"fshared fprivate ftwo clone fwrite fread fgrow fremap ftrunc fraw "
+		"fwb "
 		"fredirty fstress all; foutside fstamp\n", why);
 	return 2;
 }

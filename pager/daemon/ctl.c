@@ -173,6 +173,23 @@ static void cmd_adopt(struct req *r, bool one)
 	reply(r, "ok");
 }
 
+/* reserve START LEN: an anonymous mapping without access (region.c) */
+static void cmd_reserve(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || (s & 4095) || !n ||
+	    s + n < s) {
+		fail(r, "reserve: expected START LEN");
+		return;
+	}
+	pgr_reserve(r->p, c, s, s + ((n + 4095) & ~4095ULL));
+	reply(r, "ok");
+}
+
 /* trace [EVENT,...]: "ok", then the events as lines until the
  * connection closes */
 static void cmd_trace(struct req *r)
@@ -633,6 +650,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_adopt(&r, false);
 	else if (!strcmp(cmd, "map"))
 		cmd_adopt(&r, true);
+	else if (!strcmp(cmd, "reserve"))
+		cmd_reserve(&r);
 	else if (pgr_ctl_file(&r))
 		;
 	else if (!strcmp(cmd, "trace"))

@@ -372,6 +372,52 @@ int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
 /* Adopt [start, end) less the ranges the shim keeps for itself. The
  * kernel merges an adjacent mapping of the program with those (same
  * flags), so a mapping may hold both. */
+/*
+ * A reservation: an anonymous mapping without access, which allocators
+ * (V8's cage, PartitionAlloc's pools, glibc's arenas) make and then open
+ * piece by piece with mprotect. It is registered with the userfaultfd but
+ * is no region (no slot per page: a terabyte would cost gigabytes); a
+ * piece made accessible inherits the registration, and its first fault
+ * makes it a region (fault.c, grown()). Parts already regions are left
+ * alone.
+ */
+int pgr_reserve(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
+{
+	uint64_t a = start;
+	int err = 0;
+
+	while (a < end) {
+		uint32_t id;
+		struct region *r = pgr_region_find(p, c, a, &id);
+		uint64_t next = end;
+		struct uffdio_register reg = {
+			.mode = UFFDIO_REGISTER_MODE_MISSING |
+				UFFDIO_REGISTER_MODE_WP,
+		};
+
+		if (r) {
+			a = r->end;
+			continue;
+		}
+		for (size_t k = 0; k < c->nr_regions; k++) {
+			struct region *q = &p->regions[c->regions[k]];
+
+			if (q->start > a && q->start < next)
+				next = q->start;
+		}
+		reg.range = (struct uffdio_range){ a, next - a };
+		if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
+			err = -errno;
+			pgr_dbg("cannot register the reservation 0x%llx-0x%llx "
+				"of %d: %s", (unsigned long long)a,
+				(unsigned long long)next, c->pid,
+				strerror(-err));
+		}
+		a = next;
+	}
+	return err;
+}
+
 static int adopt_unexcluded(struct pgr *p, struct client *c, uint64_t start,
 			    uint64_t end)
 {
@@ -401,7 +447,8 @@ static int adopt_unexcluded(struct pgr *p, struct client *c, uint64_t start,
 /*
  * Every private anonymous writable mapping of the client, except the
  * stack (it grows down), vDSO areas, and what the shim asked to leave
- * alone (its agent's stack and its own data).
+ * alone (its agent's stack and its own data); and every reservation (no
+ * access yet), registered for the pieces opened later.
  */
 int pgr_adopt_maps(struct pgr *p, struct client *c)
 {
@@ -421,10 +468,12 @@ int pgr_adopt_maps(struct pgr *p, struct client *c)
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %lu %255s", &s, &e,
 			   perms, &off, &maj, &min, &ino, name) < 7)
 			continue;
-		if (strcmp(perms, "rw-p") || ino || (name[0] &&
-		    strcmp(name, "[heap]")))
+		if (ino || (name[0] && strcmp(name, "[heap]")))
 			continue;
-		adopt_unexcluded(p, c, s, e);
+		if (!strcmp(perms, "---p"))
+			pgr_reserve(p, c, s, e);
+		else if (!strcmp(perms, "rw-p"))
+			adopt_unexcluded(p, c, s, e);
 	}
 	fclose(f);
 	c->rescan = false;

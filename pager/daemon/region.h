@@ -17,7 +17,12 @@ struct region *pgr_region_find(struct pgr *p, struct client *c,
 			       uint64_t addr, uint32_t *id);
 /* Take over [start, end) of @c: register it, adopt present pages. */
 int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
-/* Adopt every private anonymous mapping of @c not yet owned. */
+/* Register [start, end), an anonymous mapping without access, but make
+ * no region of it: a piece opened by mprotect faults in, and becomes one
+ * at its first fault. */
+int pgr_reserve(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
+/* Adopt every private anonymous mapping of @c not yet owned, and register
+ * its reservations. */
 int pgr_adopt_maps(struct pgr *p, struct client *c);
 /* Forget [start, end) of @c's regions: pages freed, slots dropped. */
 void pgr_discard(struct pgr *p, struct client *c, uint64_t start,

@@ -780,7 +780,11 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		int saved = errno;
 
 		if (adopt)
-			sync_request("map %lx %lx", (unsigned long)(uintptr_t)p,
+			/* A reservation (no access yet) is registered, not
+			 * owned page by page: its pieces are taken as they
+			 * are opened. */
+			sync_request(prot == PROT_NONE ? "reserve %lx %lx" :
+				     "map %lx %lx", (unsigned long)(uintptr_t)p,
 				     (unsigned long)len);
 		else
 			take_file(p, len, prot, flags, fd, off);
