@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=38
+plan=42
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -290,3 +290,38 @@ sim=$("$PAGER" sim --mem 16M "$tmp/thrash.rec" 2>&1)
 r1=$(echo "$sim" | awk '$1 == "phase.round1.refs" { print $2 }')
 check "pager sim reports each recorded phase apart (round1: $r1 refs, the file's 6144 pages or more)" \
 	"$([ "${r1:-0}" -ge 6144 ]; echo $?)" "$(echo "$sim" | grep '^phase' | head)"
+
+# ---- the kernel beside the pager: `config NAME native` ---------------------
+# The same workload, natively, in a memory cgroup of the budget, with a
+# swap file of the experiment's size for the run alone; its counters from
+# /proc/vmstat and the cgroup under the pager's names; the machine as it
+# was after (no cgroup, no swap, the settings back).
+usemem="$(cd "$top_builddir" && pwd)/examples/usemem"
+swappiness0=$(cat /proc/sys/vm/swappiness)
+swaps0=$(grep -c / /proc/swaps)
+printf '%s\n' "mem       32M" "swap      256M" "workload  $usemem 64 2" \
+	"counters  pswpout pgmajfault pgfault_young oom_kill" \
+	"config    pager" "config    kernel native vm.swappiness=100" \
+	>"$tmp/native.exp"
+out=$("$PAGER" experiment -o "$tmp/nat" "$tmp/native.exp" 2>&1)
+rc=$?
+ksw=$(echo "$out" | awk '$1 == "pswpout" { print $3 }')
+young=$(echo "$out" | awk '$1 == "pgfault_young" { print $3 }')
+check "a native configuration: 64 MB through 32M, the kernel swaps too (pswpout $ksw), a counter it has not is '-' ($young)" \
+	"$([ $rc = 0 ] && [ "${ksw:-0}" -gt 4096 ] && [ "$young" = - ]; echo $?)" "$out"
+check "and the machine is as it was: no cgroup of the run, its swap off, vm.swappiness back ($(cat /proc/sys/vm/swappiness))" \
+	"$(! ls -d /sys/fs/cgroup/pager-exp-* /sys/fs/cgroup/memory/pager-exp-* >/dev/null 2>&1 &&
+	   [ "$(grep -c / /proc/swaps)" = "$swaps0" ] &&
+	   [ "$(cat /proc/sys/vm/swappiness)" = "$swappiness0" ] &&
+	   ! ls "${TMPDIR:-/tmp}"/pager-native-swap.* >/dev/null 2>&1; echo $?)" \
+	"$(cat /proc/swaps)"
+printf '%s\n' "mem       32M" "swap      none" "workload  $usemem 64 2" \
+	"counters  pswpout oom_kill" "config    pager" "config    kernel native" \
+	>"$tmp/nswap.exp"
+out=$("$PAGER" experiment -o "$tmp/nsw" "$tmp/nswap.exp" 2>&1)
+check "without swap, both out of memory: the table says the kernel OOM-killed" \
+	"$(echo "$out" | grep -q 'OOM-killed by the kernel'; echo $?)" "$out"
+bad "a native configuration with the pager's own setting" "mem 16M
+workload true
+config a
+config k native use_once_mapped=on" "4: config k: use_once_mapped is not a setting this kernel has"

@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -271,6 +273,42 @@ static void detach(const char *sock)
 	free(w);
 }
 
+/*
+ * Can this user's processes be run under the pager? Each needs a
+ * userfaultfd with fork events, which Linux grants only with
+ * CAP_SYS_PTRACE: without them a fork child's copy of its parent's
+ * memory is not registered, and where the pager had evicted a page it
+ * would read zeros. NULL, or why not (said before anything starts, rather
+ * than each process running unmanaged).
+ */
+static const char *uffd_refused(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_EVENT_FORK };
+	int fd = -1, dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+	const char *why = NULL;
+
+	if (dev >= 0) {
+		fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+		close(dev);
+	}
+	if (fd < 0)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return "this user may not have a userfaultfd (root, a readable "
+		       "/dev/userfaultfd or vm.unprivileged_userfaultfd=1 "
+		       "gives one)";
+	if (ioctl(fd, UFFDIO_API, &api))
+		why = errno == EPERM ?
+		      "a process of this user cannot have userfaultfd's fork "
+		      "events (Linux gives them only with CAP_SYS_PTRACE), "
+		      "without which a fork child would read zeros where the "
+		      "pager evicted its parent's pages: run it as root" :
+		      "this kernel's userfaultfd has no fork events";
+	close(fd);
+	return why;
+}
+
 /* ${TMPDIR:-/tmp}/pager-UID, ours alone: the shim's directories for the
  * standing daemons we join. 0, or -1 having said why. */
 static int user_dir(char *buf, size_t len)
@@ -334,7 +372,7 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon_args a;
-	const char *group = NULL, *env;
+	const char *group = NULL, *env, *why;
 	char sock[108], shim[4096], dir[64] = "", inherited[108], base[4096];
 	struct sigaction intr, quit, ign = { .sa_handler = SIG_IGN };
 	pid_t daemon = 0, child;
@@ -356,6 +394,11 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return pgr_usage_error(usage, "missing CMD");
+	if ((why = uffd_refused())) {
+		pgr_warn("cannot run '%s' under the pager: %s", argv[optind],
+			 why);
+		return 1;
+	}
 	if (!pgr_shim_path(shim, sizeof(shim))) {
 		pgr_warn("cannot find libpager-preload.so (set PAGER_PRELOAD)");
 		return 1;

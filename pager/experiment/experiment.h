@@ -32,6 +32,8 @@ struct exp_figure {
 struct exp_config {
 	char name[48];
 	int line;			/* in the file */
+	bool native;			/* the kernel itself, in a memory
+					 * cgroup of the budget (native.c) */
 	char *sets[EXP_MAX_SETS];	/* KEY=VALUE */
 	int nr_sets;
 };
@@ -120,6 +122,8 @@ void exp_release_runs(const struct experiment *e, struct exp_run **runs,
 
 /* Add @v under @name to @run. */
 void exp_run_add(struct exp_run *run, const char *name, double v);
+/* The same, replacing a value @run has under @name already. */
+void exp_run_set(struct exp_run *run, const char *name, double v);
 /* @run's value named @name in *@v (@v may be NULL): false if it has none. */
 bool exp_run_value(const struct exp_run *run, const char *name, double *v);
 /* Match one line of the workload's output against the figures. */
@@ -128,6 +132,37 @@ void exp_match_line(const struct experiment *e, const char *line,
 /* Add @run's ratios that it does not have yet and whose operands it has
  * (a divisor of 0 gives none). */
 void exp_add_ratios(const struct experiment *e, struct exp_run *run);
+
+/* native.c: a configuration run by the kernel itself, in a memory cgroup
+ * of the budget (`config NAME native`). */
+#define EXP_NATIVE_SYSCTLS	8
+#define EXP_NATIVE_SWAPS	8
+struct exp_native {
+	char cg[PATH_MAX];		/* the run's memory cgroup, "" none */
+	bool v2;			/* cgroup v2's, else v1's */
+	char swapfile[PATH_MAX];	/* made for the run, "" none */
+	char swaps_off[EXP_NATIVE_SWAPS][400];	/* turned off for it */
+	int nr_swaps_off;
+	struct { char path[128]; char old[64]; } sysctls[EXP_NATIVE_SYSCTLS];
+	int nr_sysctls;			/* changed, to put back */
+	struct exp_run before;		/* /proc/vmstat at the start */
+};
+/* Can @c run here (root, a memory controller, kernel settings only)? 0,
+ * or -1 with why. */
+int exp_native_check(const struct exp_config *c, char *why, size_t len);
+/* Set the machine up for run @run of @c (caches dropped, swap, cgroup,
+ * settings): 0, or -1 with why (and nothing left changed). */
+int exp_native_open(const struct experiment *e, const struct exp_config *c,
+		    const char *work, int run, struct exp_native *n,
+		    char *why, size_t len);
+/* In the workload's process before exec: into the cgroup. 0 or -errno. */
+int exp_native_enter(const struct exp_native *n);
+/* The run's counters under the pager's names into @run. */
+void exp_native_stats(const struct exp_native *n, struct exp_run *run);
+/* Did the kernel's OOM killer act in the cgroup? */
+bool exp_native_oom_killed(const struct exp_native *n);
+/* Everything back as it was. */
+void exp_native_close(struct exp_native *n);
 
 /* run.c: running an experiment, for `pager experiment`. */
 struct exp_runner {

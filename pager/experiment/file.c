@@ -175,7 +175,7 @@ static int config(struct parse *ps, struct experiment *e, char *v)
 	if (e->nr_configs == EXP_MAX_CONFIGS)
 		return fail(ps, "config: at most %d", EXP_MAX_CONFIGS);
 	if (!name || !good_name(name) || strlen(name) >= sizeof(c->name))
-		return fail(ps, "config: expected NAME [KEY=VALUE]...");
+		return fail(ps, "config: expected NAME [native] [KEY=VALUE]...");
 	for (int k = 0; k < e->nr_configs; k++)
 		if (!strcmp(e->configs[k].name, name))
 			return fail(ps, "config %s: named twice", name);
@@ -185,9 +185,13 @@ static int config(struct parse *ps, struct experiment *e, char *v)
 	c->line = ps->line;
 	e->nr_configs++;	/* counted now, so a failure frees its sets */
 	while ((kv = strtok(NULL, " \t"))) {
+		if (!strcmp(kv, "native") && !c->nr_sets && !c->native) {
+			c->native = true;	/* the kernel, in a memcg */
+			continue;
+		}
 		if (!strchr(kv, '=') || kv[0] == '=')
-			return fail(ps, "config %s: '%s' is not KEY=VALUE",
-				    name, kv);
+			return fail(ps, "config %s: '%s' is not KEY=VALUE "
+				    "(or `native` first)", name, kv);
 		if (c->nr_sets == EXP_MAX_SETS)
 			return fail(ps, "config %s: at most %d settings", name,
 				    EXP_MAX_SETS);
@@ -401,6 +405,17 @@ void exp_run_add(struct exp_run *run, const char *name, double v)
 	x = &run->vals[run->nr++];
 	snprintf(x->name, sizeof(x->name), "%s", name);
 	x->v = v;
+}
+
+void exp_run_set(struct exp_run *run, const char *name, double v)
+{
+	for (size_t k = 0; k < run->nr; k++) {
+		if (!strcmp(run->vals[k].name, name)) {
+			run->vals[k].v = v;
+			return;
+		}
+	}
+	exp_run_add(run, name, v);
 }
 
 bool exp_run_value(const struct exp_run *run, const char *name, double *v)

@@ -6,7 +6,9 @@
  *
  * Each run has a daemon of its own (`pager daemon` with the budget, swap
  * and the configuration's settings), the workload under `pager run` in
- * the experiment's working directory, then `stat` and `shutdown`. Runs go
+ * the experiment's working directory, then `stat` and `shutdown`; a
+ * native configuration's run is the kernel's, in a memory cgroup
+ * (native.c). Runs go
  * repeat by repeat, configurations in turn, so that the machine's drift
  * hits all of them alike. A run that fails (non-zero status, timeout) is
  * marked failed; the others go on.
@@ -225,6 +227,15 @@ static int check_settings_of(const struct exp_runner *x, const char *file)
 		return -1;
 	}
 	for (int c = 0; c < e->nr_configs; c++) {
+		if (e->configs[c].native) {
+			if (exp_native_check(&e->configs[c], why, sizeof(why))) {
+				fprintf(stderr, "pager: %s:%d: config %s: %s\n",
+					file, e->configs[c].line,
+					e->configs[c].name, why);
+				return -1;
+			}
+			continue;
+		}
 		if (check_daemon(x, &e->configs[c], why, sizeof(why))) {
 			fprintf(stderr, "pager: %s:%d: config %s: %s\n", file,
 				e->configs[c].line, e->configs[c].name, why);
@@ -293,8 +304,9 @@ static void stop_daemon(const char *sock, pid_t pid)
 /* Run the workload under the daemon at @sock; its output goes to @outp
  * and through the figure matcher. */
 static void run_workload(const struct exp_runner *x, const char *sock,
-			 const char *config, const char *outp,
-			 const char *errp, struct exp_run *run)
+			 const struct exp_native *native, const char *config,
+			 const char *outp, const char *errp,
+			 struct exp_run *run)
 {
 	const struct experiment *e = x->e;
 	int pipefd[2], status = 0;
@@ -329,6 +341,16 @@ static void run_workload(const struct exp_runner *x, const char *sock,
 			_exit(125);
 		}
 		setenv("PAGER_CONFIG", config, 1);
+		if (native) {
+			/* The kernel's: no daemon, no shim. */
+			if (exp_native_enter(native)) {
+				fprintf(stderr, "pager: cannot enter %s\n",
+					native->cg);
+				_exit(125);
+			}
+			execl("/bin/sh", "sh", "-c", e->workload, (char *)NULL);
+			_exit(127);
+		}
 		/* The workload's scripts talk to the run's daemon (`pager
 		 * phase`, `set`, `stat`), with or without the shim. */
 		setenv("PAGER_SOCKET", sock, 1);
@@ -385,11 +407,42 @@ static void run_workload(const struct exp_runner *x, const char *sock,
 	}
 }
 
+/* A native configuration's run: the kernel, in a memory cgroup. */
+static void run_native(const struct exp_runner *x, int c, int r,
+		       struct exp_run *run)
+{
+	const struct exp_config *cfg = &x->e->configs[c];
+	char outp[PATH_MAX], errp[PATH_MAX];
+	struct exp_native n;
+	double t0;
+
+	snprintf(outp, sizeof(outp), "%s/%s-%d.out", x->out, cfg->name, r);
+	snprintf(errp, sizeof(errp), "%s/%s-%d.err", x->out, cfg->name, r);
+	if (exp_native_open(x->e, cfg, x->work, r, &n, run->why,
+			    sizeof(run->why))) {
+		run->failed = true;
+		return;
+	}
+	t0 = now();
+	run_workload(x, NULL, &n, cfg->name, outp, errp, run);
+	exp_run_add(run, "elapsed_s", now() - t0);
+	exp_native_stats(&n, run);
+	if (run->failed && exp_native_oom_killed(&n)) {
+		char why[sizeof(run->why)];
+
+		snprintf(why, sizeof(why), "%s", run->why);
+		snprintf(run->why, sizeof(run->why), "OOM-killed by the "
+			 "kernel (the memory cgroup's limit; %.60s)", why);
+	}
+	exp_add_ratios(x->e, run);
+	exp_native_close(&n);
+}
+
 static void run_one(const struct exp_runner *x, int c, int r, struct exp_run *run)
 {
 	const struct exp_config *cfg = &x->e->configs[c];
 	char sock[PATH_MAX], log[PATH_MAX], outp[PATH_MAX], errp[PATH_MAX];
-	double t0 = now();
+	double t0 = now(), kills;
 	pid_t d;
 
 	snprintf(sock, sizeof(sock), "%s/.pager-%d.sock", x->work, (int)getpid());
@@ -409,7 +462,7 @@ static void run_one(const struct exp_runner *x, int c, int r, struct exp_run *ru
 		}
 		return;
 	}
-	run_workload(x, sock, cfg->name, outp, errp, run);
+	run_workload(x, sock, NULL, cfg->name, outp, errp, run);
 	exp_run_add(run, "elapsed_s", now() - t0);
 	if (ask(sock, "stat", stat_line, run) && !run->failed) {
 		run->failed = true;
@@ -419,6 +472,13 @@ static void run_one(const struct exp_runner *x, int c, int r, struct exp_run *ru
 	/* phase.NAME.ITEM, if the workload marked phases. */
 	if (!run->failed)
 		ask(sock, "stat phases", stat_line, run);
+	else if (exp_run_value(run, "oom_kill", &kills) && kills > 0) {
+		char why[sizeof(run->why)];
+
+		snprintf(why, sizeof(why), "%s", run->why);
+		snprintf(run->why, sizeof(run->why), "OOM-killed by the pager "
+			 "(%.60s)", why);
+	}
 	exp_add_ratios(x->e, run);
 	stop_daemon(sock, d);
 	unlink(sock);
@@ -546,7 +606,10 @@ int exp_run_all(const struct exp_runner *x, const char *file)
 			}
 			fprintf(stderr, "pager: experiment: %s, run %d of %d ...",
 				e->configs[c].name, r + 1, e->repeat);
-			run_one(x, c, r, run);
+			if (e->configs[c].native)
+				run_native(x, c, r, run);
+			else
+				run_one(x, c, r, run);
 			if (run->failed)
 				fprintf(stderr, " failed: %s\n", run->why);
 			else
