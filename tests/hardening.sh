@@ -3,7 +3,7 @@
 # at random moments, clients killed at random moments leaking nothing,
 # the daemon's confinement. Needs what daemon.sh needs; skips otherwise.
 set -u
-plan=9
+plan=10
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # A python3 program that fills 32 MiB (each page holds its number), says
@@ -262,3 +262,22 @@ run $k: status $rc"
 done
 check "the daemon SIGKILLed at 5 random moments: each client finished right or stopped with the message" \
 	"$bad" "$details"
+
+# ---- the daemon stopped (SIGTERM) under running clients --------------------
+# They must not be left waiting for ever on the pages it held: their agents
+# see the connection break without a "bye" and stop them, as when it dies.
+start_daemon 8M || skip_rest "the daemon did not start"
+prun "$VERIFY" --mb 32 --passes 20 passes fork >"$tmp/term.out" 2>&1 &
+run=$!
+sleep 1.5
+kill "$daemon_pid"
+wait "$daemon_pid" 2>/dev/null
+daemon_pid=
+t0=$(date +%s)
+wait "$run"
+rc=$?
+took=$(($(date +%s) - t0))
+check "the daemon stopped (SIGTERM) under a running client: it is stopped with the message at once, not left waiting (status $rc, ${took} s)" \
+	"$([ "$rc" = 137 ] && [ "$took" -le 5 ] &&
+	   grep -q "pager daemon is gone" "$tmp/term.out"; echo $?)" \
+	"$(tail -3 "$tmp/term.out")"

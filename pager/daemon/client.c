@@ -229,8 +229,12 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 			uv_close((uv_handle_t *)&c->pid_poll, closed);
 	}
 	if (c->conn) {
-		/* The agent holds the mm until it ends. */
-		pgr_conn_send(c->conn, "bye");
+		/* The agent holds the mm until it ends. Not when the daemon
+		 * stops with the process alive: its agent must see the
+		 * connection break without a bye and stop it (its evicted
+		 * pages go with the daemon). */
+		if (!p->stopping)
+			pgr_conn_send(c->conn, "bye");
 		pgr_conn_detach_client(c->conn);
 	}
 	if (c->life)

@@ -593,10 +593,13 @@ static void cmd_clients(struct req *r)
 		struct client *c = &p->clients[k];
 
 		if (c->used)
-			reply(r, "%d group=%s resident=%llu swapped=%llu",
-			      c->pid, pol_group_name(p->pol, c->group),
+			reply(r, "%d group=%s resident=%llu swapped=%llu "
+			      "foreign=%llu agent=%d%s", c->pid,
+			      pol_group_name(p->pol, c->group),
 			      (unsigned long long)c->resident,
-			      (unsigned long long)c->swapped);
+			      (unsigned long long)c->swapped,
+			      (unsigned long long)c->foreign, (int)c->agent,
+			      c->cut_off ? " cut-off" : "");
 	}
 	reply(r, "ok");
 }

@@ -88,16 +88,59 @@ static int oom_score_adj(pid_t pid)
 	return adj;
 }
 
+/* What @pid runs, for the log: its comm, as the kernel's message names
+ * it, and for a browser's helper its --type= (found in the whole command
+ * line: a zygote's children rewrite theirs into one string). */
+static void name_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64], args[4096], comm[32] = "?", *type;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, comm, sizeof(comm) - 1);
+		comm[n > 0 ? n : 0] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+		close(fd);
+	}
+	snprintf(buf, len, "%s", comm);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, args, sizeof(args) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	for (ssize_t k = 0; k < n; k++)
+		if (!args[k])
+			args[k] = ' ';
+	args[n] = 0;
+	type = strstr(args, "--type=");
+	if (type) {
+		size_t m = strlen(buf);
+
+		type[strcspn(type, " ")] = 0;
+		snprintf(buf + m, len - m, " %.40s", type);
+	}
+}
+
 void pgr_oom(struct pgr *p, int group, struct client *for_client)
 {
 	struct client *victim = NULL;
 	int64_t best = 0;
+	char name[96];
 
 	if (p->oom_victim && kill(p->oom_victim, 0) == 0)
 		return;		/* one kill at a time: wait for it to go */
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
 		struct client *c = &p->clients[k];
-		int64_t b = (int64_t)(c->resident + c->swapped);
+		/* Its RSS as the kernel counts it: the pages it shares
+		 * copy-on-write with a fork parent too (FOREIGN), or a
+		 * zygote would look larger than every child it made. */
+		int64_t b = (int64_t)(c->resident + c->foreign + c->swapped);
 		int adj;
 
 		if (!c->used || c->pid <= 0 || !in_group(p, c->group, group))
@@ -122,11 +165,12 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client)
 	}
 	p->oom_victim = victim->pid;
 	pol_count(p->pol, victim->group, POL_OOM_KILL, 1);
+	name_of(victim->pid, name, sizeof(name));
 	pgr_err("out of memory%s%s (a fault of process %d): killed process "
-		"%d with %llu resident pages and %llu swap entries",
+		"%d (%s) with %llu resident pages and %llu swap entries",
 		group == POL_ROOT ? "" : " in group ",
 		group == POL_ROOT ? "" : pol_group_name(p->pol, group),
-		for_client ? for_client->pid : 0, victim->pid,
+		for_client ? for_client->pid : 0, victim->pid, name,
 		(unsigned long long)victim->resident,
 		(unsigned long long)victim->swapped);
 	tell(victim->pid, "pager: out of memory: killed process %d (%llu "
