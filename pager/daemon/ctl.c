@@ -421,6 +421,8 @@ static void cmd_stat(struct req *r)
 		reply(r, "clients %u", pgr_nr_clients(p));
 		reply(r, "clients_joined %llu",
 		      (unsigned long long)p->clients_joined);
+		reply(r, "pager_cpu_us %llu", (unsigned long long)
+		      (pgr_cpu_time() * 1e6));
 		reply(r, "ok");
 	} else if (r->argc == 2 && !strcmp(r->argv[1], "phases")) {
 		/* The open phase is measured up to now. */

@@ -352,6 +352,18 @@ static void cg_values(const struct exp_native *n, const char *file,
 		fclose(f);
 }
 
+/* The cgroup's peak usage, as memory_peak_kb: v2's memory.peak, v1's
+ * memory.max_usage_in_bytes (page cache included, as the limit counts it). */
+static void peak(const struct exp_native *n, struct exp_run *run)
+{
+	char path[PATH_MAX + 64], buf[64];
+
+	snprintf(path, sizeof(path), "%s/%s", n->cg,
+		 n->v2 ? "memory.peak" : "memory.max_usage_in_bytes");
+	if (!read_file(path, buf, sizeof(buf)))
+		exp_run_set(run, "memory_peak_kb", strtod(buf, NULL) / 1024);
+}
+
 void exp_native_stats(const struct exp_native *n, struct exp_run *run)
 {
 	static const char *const v1_stat[] = { "pgfault", "pgmajfault", NULL };
@@ -375,6 +387,7 @@ void exp_native_stats(const struct exp_native *n, struct exp_run *run)
 	free(after.vals);
 	cg_values(n, "memory.stat", n->v2 ? v2_stat : v1_stat, run);
 	cg_values(n, n->v2 ? "memory.events" : "memory.oom_control", oom, run);
+	peak(n, run);
 }
 
 bool exp_native_oom_killed(const struct exp_native *n)

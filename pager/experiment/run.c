@@ -442,7 +442,7 @@ static void run_one(const struct exp_runner *x, int c, int r, struct exp_run *ru
 {
 	const struct exp_config *cfg = &x->e->configs[c];
 	char sock[PATH_MAX], log[PATH_MAX], outp[PATH_MAX], errp[PATH_MAX];
-	double t0 = now(), kills;
+	double t0, kills;
 	pid_t d;
 
 	snprintf(sock, sizeof(sock), "%s/.pager-%d.sock", x->work, (int)getpid());
@@ -462,6 +462,7 @@ static void run_one(const struct exp_runner *x, int c, int r, struct exp_run *ru
 		}
 		return;
 	}
+	t0 = now();	/* the workload's time, as a native run's */
 	run_workload(x, sock, NULL, cfg->name, outp, errp, run);
 	exp_run_add(run, "elapsed_s", now() - t0);
 	if (ask(sock, "stat", stat_line, run) && !run->failed) {

@@ -14,6 +14,8 @@
 int pgr_parse_u64(const char *s, uint64_t *v);
 /* Seconds on the monotonic clock. */
 double pgr_now(void);
+/* Seconds of CPU this process has used, all its threads. */
+double pgr_cpu_time(void);
 /* A size in bytes: a number with an optional K, M, G or T suffix (powers
  * of 1024), e.g. "512M", "0x1000", "4096". */
 int pgr_parse_size(const char *s, uint64_t *bytes);
