@@ -20,6 +20,10 @@
  *             verify the new tail; shrink it back
  *   remaps    the buffer moved back and forth by mremap, checked after
  *             each move
+ *   regrow    realloc's growth: a buffer grown by a moving mremap and
+ *             shrunk back, many times, a small mapping made before each
+ *             move (the daemon rescans the maps after one), checked after
+ *             each move
  *   munmap    unmap the middle half, map it again: zeros there, the rest
  *             intact
  *   dontneed  MADV_DONTNEED a quarter: zeros there, the rest intact
@@ -437,6 +441,50 @@ static void t_remaps(void)
 	result("remaps", n);
 }
 
+/*
+ * regrow: glibc's realloc of a large block, as perl grows a hash: a
+ * mapping next to the buffer keeps it from growing in place, so each
+ * growth moves it; then it shrinks back and the blocker goes. --passes x
+ * 50 rounds, a page in eight checked after each move. The blocker is a
+ * mapping the daemon hears of, and rescans the maps for: a rescan that
+ * saw the moved mapping before the move's event was read made a second
+ * region over it, and faults there were never answered.
+ */
+static void t_regrow(void)
+{
+	size_t pages = mb << 20 >> 12, half = pages / 2;
+	char *buf = map(half * PAGE);
+	unsigned long n = 0;
+
+	fill(buf, 10, 0, half, 1);
+	for (size_t k = 0; k < passes * 50; k++) {
+		/* As glibc's own calls, past the shim: the seccomp notifier
+		 * hears of it, and the daemon rescans 2 ms later. */
+		char *blocker = (char *)syscall(SYS_mmap, buf + half * PAGE,
+				PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+				MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		struct timespec ts = { 0, (long)(k % 7) * 400000 };
+		char *moved;
+
+		nanosleep(&ts, NULL);	/* the move at times near the rescan */
+		moved = mremap(buf, half * PAGE, pages * PAGE, MREMAP_MAYMOVE);
+
+		if (moved == MAP_FAILED ||
+		    mremap(moved, pages * PAGE, half * PAGE, 0) == MAP_FAILED) {
+			perror("verify: mremap");
+			exit(1);
+		}
+		if (blocker != MAP_FAILED)
+			syscall(SYS_munmap, blocker, PAGE);
+		buf = moved;
+		for (size_t pg = k % 8; pg < half; pg += 8)
+			n += check_page("regrow", (uint64_t *)(buf + pg * PAGE),
+					10, pg, 1);
+	}
+	munmap(buf, half * PAGE);
+	result("regrow", n);
+}
+
 static void t_munmap(void)
 {
 	size_t pages = mb << 20 >> 12, q = pages / 4;
@@ -562,6 +610,7 @@ static const struct {
 } tests[] = {
 	{ "passes", t_passes }, { "threads", t_threads }, { "fork", t_fork },
 	{ "mremap", t_mremap }, { "remaps", t_remaps },
+	{ "regrow", t_regrow },
 	{ "munmap", t_munmap },
 	{ "dontneed", t_dontneed }, { "mprotect", t_mprotect },
 	{ "reserve", t_reserve },
@@ -587,7 +636,7 @@ static int usage(const char *why)
 {
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
-		"threads fork mremap remaps munmap dontneed mprotect reserve pipe "
+		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
 		"fshared fprivate ftwo clone fwrite fread fgrow fremap ftrunc fraw "
 		"fwb "
 		"fredirty fstress all; foutside fstamp\n", why);

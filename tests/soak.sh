@@ -52,7 +52,7 @@ end=$(( $(date +%s) + secs ))
 round=0
 while [ "$(date +%s)" -lt "$end" ] && kill -0 "$daemon" 2>/dev/null; do
 	round=$((round + 1))
-	run anon "$VERIFY" --mb 64 --seed $round passes threads fork mremap &
+	run anon "$VERIFY" --mb 64 --seed $round passes threads fork mremap regrow &
 	run files "$VERIFY" --mb 48 --seed $round --file "$tmp/f$round" \
 		fshared fprivate ftwo &
 	run pipe "$VERIFY" --mb 32 --seed $round dontneed munmap pipe &

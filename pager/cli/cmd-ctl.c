@@ -116,9 +116,11 @@ int cmd_stat(int argc, char **argv)
 {
 	static const char usage[] =
 		"usage: pager stat [--socket PATH] [--group NAME | --pid PID | "
-		"--phases]\n"
+		"--phases |\n                  --pressure]\n"
 		"--phases: each phase's counters (phase.NAME.ITEM), between the "
-		"marks of\n`pager phase` and programs' pager_phase().\n";
+		"marks of\n`pager phase` and programs' pager_phase().\n"
+		"--pressure: memory.pressure's two lines (some, full), as the "
+		"kernel's PSI.\n";
 	char sock[108], line[256];
 
 	socket_arg(&argc, argv, sock, sizeof(sock));
@@ -130,6 +132,8 @@ int cmd_stat(int argc, char **argv)
 		snprintf(line, sizeof(line), "stat pid %.200s", argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "--phases"))
 		snprintf(line, sizeof(line), "stat phases");
+	else if (argc == 2 && !strcmp(argv[1], "--pressure"))
+		snprintf(line, sizeof(line), "stat pressure");
 	else
 		return pgr_usage_error(usage, NULL);
 	return request(sock, line);
@@ -190,6 +194,8 @@ static const char *const fields[NR_F] = {
 struct sample {
 	uint64_t v[NR_F];
 	uint64_t refault_file, scan_direct, steal_direct;
+	uint64_t some_us, full_us;	/* memory.pressure's totals */
+	double some10, full10;		/* and its avg10 */
 };
 
 static void take(const char *s, void *arg)
@@ -198,6 +204,12 @@ static void take(const char *s, void *arg)
 	char name[64];
 	unsigned long long v;
 
+	if (sscanf(s, "%63s", name) == 1 &&
+	    !strcmp(name, "memory.pressure.some.avg10"))
+		sscanf(s, "%*s %lf", &x->some10);
+	else if (sscanf(s, "%63s", name) == 1 &&
+		 !strcmp(name, "memory.pressure.full.avg10"))
+		sscanf(s, "%*s %lf", &x->full10);
 	if (sscanf(s, "%63s %llu", name, &v) != 2)
 		return;
 	for (int k = 0; k < NR_F; k++)
@@ -209,6 +221,10 @@ static void take(const char *s, void *arg)
 		x->scan_direct = v;
 	else if (!strcmp(name, "pgsteal_direct"))
 		x->steal_direct = v;
+	else if (!strcmp(name, "memory.pressure.some.total"))
+		x->some_us = v;
+	else if (!strcmp(name, "memory.pressure.full.total"))
+		x->full_us = v;
 }
 
 static int sample(struct wire *w, struct sample *x)
@@ -227,7 +243,10 @@ int cmd_vmstat(int argc, char **argv)
 		"usage: pager vmstat [--socket PATH] [INTERVAL [COUNT]]\n"
 		"Columns: memory in KiB (free, inactive/active anon and file), "
 		"then per\nsecond: swap in/out (KiB), major faults, refaults, "
-		"pages scanned and\nstolen by reclaim, OOM kills.\n";
+		"pages scanned and\nstolen by reclaim, OOM kills; then the "
+		"share of the interval (%) in which\nsome / all processes "
+		"waited on memory (memory.pressure; the first line:\nits "
+		"avg10).\n";
 	char sock[108];
 	uint64_t interval = 0, count = UINT64_MAX;
 	struct sample prev, cur;
@@ -247,11 +266,12 @@ int cmd_vmstat(int argc, char **argv)
 			close_daemon(w);
 		return 1;
 	}
-	printf("%10s %10s %10s %10s %10s %8s %8s %7s %8s %8s %8s %4s\n",
-	       "free", "inact_anon", "act_anon", "inact_file", "act_file",
-	       "si", "so", "majflt", "refault", "scan", "steal", "oom");
+	printf("%10s %10s %10s %10s %10s %8s %8s %7s %8s %8s %8s %4s %5s "
+	       "%5s\n", "free", "inact_anon", "act_anon", "inact_file",
+	       "act_file", "si", "so", "majflt", "refault", "scan", "steal",
+	       "oom", "some", "full");
 	for (uint64_t k = 0; k < count; k++) {
-		double dt = interval ? (double)interval : 1;
+		double dt = interval ? (double)interval : 1, some, full;
 
 		if (k) {
 			struct timespec ts = { (time_t)interval, 0 };
@@ -265,9 +285,13 @@ int cmd_vmstat(int argc, char **argv)
 			prev.refault_file = prev.scan_direct = 0;
 			prev.steal_direct = 0;
 		}
+		some = k ? (double)(cur.some_us - prev.some_us) / dt * 1e-4 :
+			   cur.some10;
+		full = k ? (double)(cur.full_us - prev.full_us) / dt * 1e-4 :
+			   cur.full10;
 #define RATE(f) ((double)(cur.v[f] - prev.v[f]) / dt)
 		printf("%10llu %10llu %10llu %10llu %10llu %8.0f %8.0f %7.0f "
-		       "%8.0f %8.0f %8.0f %4llu\n",
+		       "%8.0f %8.0f %8.0f %4llu %5.1f %5.1f\n",
 		       (unsigned long long)cur.v[F_FREE] * 4,
 		       (unsigned long long)cur.v[F_IA] * 4,
 		       (unsigned long long)cur.v[F_AA] * 4,
@@ -280,7 +304,8 @@ int cmd_vmstat(int argc, char **argv)
 					       prev.scan_direct) / dt,
 		       RATE(F_STEAL) + (double)(cur.steal_direct -
 						prev.steal_direct) / dt,
-		       (unsigned long long)(cur.v[F_OOM] - prev.v[F_OOM]));
+		       (unsigned long long)(cur.v[F_OOM] - prev.v[F_OOM]),
+		       some, full);
 #undef RATE
 		fflush(stdout);
 		prev = cur;

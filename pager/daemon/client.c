@@ -61,6 +61,7 @@ struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd)
 			continue;
 		memset(c, 0, sizeof(*c));
 		c->used = true;
+		pgr_psi_join(p);
 		c->joined = pgr_now();
 		c->pid = pid;
 		c->uffd = uffd;
@@ -220,6 +221,7 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 		 (unsigned long long)c->swapped);
 	if (c->pid > 0)
 		pgr_rec(p, "exit %d", c->pid);
+	pgr_psi_forget(p, c);
 	c->used = false;
 	if (uv_is_active((uv_handle_t *)&c->uffd_poll) || c->handles) {
 		if (!uv_is_closing((uv_handle_t *)&c->uffd_poll))

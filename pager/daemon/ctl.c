@@ -423,6 +423,10 @@ static void cmd_stat(struct req *r)
 		      (unsigned long long)p->clients_joined);
 		reply(r, "pager_cpu_us %llu", (unsigned long long)
 		      (pgr_cpu_time() * 1e6));
+		pgr_psi_lines(p, reply_line, r);
+		reply(r, "ok");
+	} else if (r->argc == 2 && !strcmp(r->argv[1], "pressure")) {
+		pgr_psi_file(p, reply_line, r);
 		reply(r, "ok");
 	} else if (r->argc == 2 && !strcmp(r->argv[1], "phases")) {
 		/* The open phase is measured up to now. */
@@ -469,7 +473,8 @@ static void cmd_stat(struct req *r)
 		reply(r, "nr_regions %zu", c->nr_regions);
 		reply(r, "ok");
 	} else {
-		fail(r, "stat: expected nothing, phases, group NAME or pid PID");
+		fail(r, "stat: expected nothing, phases, pressure, group NAME "
+		     "or pid PID");
 	}
 }
 
@@ -578,6 +583,23 @@ static void cmd_debug(struct req *r)
 		      (unsigned long long)n[2], (unsigned long long)n[3],
 		      (unsigned long long)n[4], (unsigned long long)n[6],
 		      (unsigned long long)n[7]);
+		for (size_t j = 0; j < c->nr_regions; j++) {
+			struct region *g = &p->regions[c->regions[j]];
+			uint64_t first = UINT64_MAX, nr = 0;
+
+			for (uint64_t o = 0; o < (g->end - g->start) / PGR_PAGE;
+			     o++)
+				if (sl_tag(g->slot[o]) == SL_PAGE &&
+				    (g->slot[o] & SL_ARMING) && !nr++)
+					first = o;
+			if (nr || r->argc > 1)
+				reply(r, "  region %u %llx-%llx arming %llu from "
+				      "page %llu", c->regions[j],
+				      (unsigned long long)g->start,
+				      (unsigned long long)g->end,
+				      (unsigned long long)nr,
+				      (unsigned long long)first);
+		}
 		for (size_t j = 0; j < c->nr_pending && j < 16; j++)
 			reply(r, "  pending %llx-%llx id %llu",
 			      (unsigned long long)c->pending[j].start,

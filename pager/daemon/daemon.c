@@ -156,6 +156,7 @@ static void on_tick(uv_timer_t *t)
 	probe_mm(p);
 	if (++p->ticks % 10 == 0)
 		pgr_bufs_trim(p);	/* what was idle for a second */
+	pgr_psi_tick(p);
 	if (p->nr_deferred)
 		pgr_retry_deferred(p, NULL);
 }
@@ -279,6 +280,7 @@ static void teardown(struct pgr *p)
 	free(p->free_bufs);
 	free(p->buf_released);
 	free(p->deferred);
+	free(p->psi.reads);
 	free(p->tracers);
 	for (uint32_t r = 0; r < p->nr_regions; r++)
 		free(p->regions[r].slot);

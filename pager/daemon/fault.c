@@ -356,6 +356,10 @@ static int start_read(struct pgr *p, struct client *c, uint32_t rid,
 	pol_count(p->pol, c->group, POL_PSWPIN, 1);
 	pol_count(p->pol, c->group, POL_PGPGIN, 4);
 	c->st.pswpin++;
+	/* The fault waits for it; a stall if a workingset page refaults
+	 * (swap_read_folio()'s psi_memstall_enter()). */
+	if (!ra && (p->pages[i].pol.flags & POL_PG_WORKINGSET))
+		pgr_psi_read_start(p, c, i);
 	return 0;
 }
 
@@ -467,6 +471,7 @@ void pgr_swapin_done(struct pgr *p, uint32_t i, int res)
 	int err;
 
 	d->flags &= (uint16_t)~DP_READING;
+	pgr_psi_read_done(p, i);
 	if (d->region == PGR_NONE) {
 		pgr_page_free(p, i);	/* discarded while it was read */
 		return;
@@ -748,6 +753,8 @@ void pgr_defer(struct pgr *p, struct client *c, uint64_t addr, bool write,
 		 sizeof(*p->deferred));
 	p->deferred[p->nr_deferred++] = (struct deferred){
 		pgr_client_id(p, c), addr, write, wp, s == PGR_RETRY };
+	if (s == PGR_NOMEM)
+		pgr_psi_stall(p, c, 1);	/* waits for reclaim */
 	/* EAGAIN lasts until the thread whose event we read has run on;
 	 * spinning here would keep it from the CPU. */
 	if (s == PGR_RETRY && !uv_is_active((uv_handle_t *)&p->retry))
@@ -772,6 +779,8 @@ void pgr_retry_deferred(struct pgr *p, struct client *c)
 
 		if (!o->used)
 			continue;
+		if (!list[k].retry)
+			pgr_psi_stall(p, o, -1);
 		if (c && o != c) {
 			pgr_defer(p, o, list[k].addr, list[k].write,
 				  list[k].wp, list[k].retry ? PGR_RETRY :

@@ -54,6 +54,7 @@ struct file_read {
 	uint32_t client;	/* the fault to serve, PGR_NONE: readahead */
 	uint64_t addr;
 	bool write;
+	bool stalled;		/* its fault counts as a stall (psi.c) */
 } __attribute__((aligned(8)));
 
 /* ---- faults ------------------------------------------------------------- */
@@ -299,7 +300,12 @@ static int start_read(struct pgr *p, struct client *c, uint32_t ino,
 		if (pg != fault_pg)
 			pol_count(p->pol, p->pol_inodes[ino].group,
 				  POL_FILE_RA, 1);
+		else if (rec->client != PGR_NONE &&
+			 (d->pol.flags & POL_PG_WORKINGSET))
+			rec->stalled = true;	/* a workingset refault */
 	}
+	if (rec->stalled)
+		pgr_psi_stall(p, c, 1);		/* the fault waits for it */
 	pol_count(p->pol, c ? c->group : POL_ROOT, POL_PGPGIN, 4 * n);
 	return 0;
 }
@@ -523,6 +529,8 @@ void pgr_file_read_done(struct pgr *p, void *arg, int res)
 		uint32_t rid;
 		struct region *r = pgr_region_find(p, c, rec->addr, &rid);
 
+		if (rec->stalled)
+			pgr_psi_stall(p, c, -1);
 		if (res < 0 && r && region_is_file(r)) {
 			pgr_kill(p, c, "a read of a mapped file failed "
 				 "(the kernel would send SIGBUS)");

@@ -47,6 +47,7 @@
 
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
+#include "psi.h"
 struct pgr;
 struct pgr_ring_ops;
 struct ftable;
@@ -267,6 +268,7 @@ struct client {
 	struct range *excluded;	/* never adopted: the shim's own memory */
 	size_t nr_excluded, cap_excluded;
 	uint64_t resident;	/* pages: present, arming or armed */
+	uint32_t stalls;	/* its faults waiting on memory (psi.c) */
 	uint64_t foreign;	/* FOREIGN slots */
 	uint64_t swapped;	/* slots referenced by its regions */
 	struct client_stats st;
@@ -327,6 +329,7 @@ struct pgr {
 	struct client *clients;
 	uint32_t nr_clients, cap_clients;
 	uint64_t clients_joined;	/* hellos, ever */
+	struct pgr_psi psi;		/* memory.pressure (psi.c) */
 
 	/* phase marks (phase.h): the last is open, measured up to now */
 	struct pgr_phase *phases;

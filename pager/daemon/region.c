@@ -482,11 +482,25 @@ int pgr_adopt_maps(struct pgr *p, struct client *c)
 
 /* ---- mremap and fork ---------------------------------------------------- */
 
+/*
+ * The kernel moved [from, from + len) to @to. The event is read after the
+ * move, and meanwhile the daemon may have made regions at @to itself: a
+ * rescan (/proc/PID/maps already shows the mapping there) or another
+ * thread's fault (grown()). They hold nothing of ours — every userfaultfd
+ * call fails with EAGAIN while the event is unread — and the region made
+ * here would overlap them, which the lookups cannot bear (a page's slot
+ * in one region, its fault served from the other: faults never answered,
+ * wrong pages). So they go first.
+ */
 void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 	       uint64_t len)
 {
-	uint32_t nid = pgr_region_new(p, c, to, to + len), oid;
-	struct region *old = pgr_region_find(p, c, from, &oid);
+	uint32_t nid, oid;
+	struct region *old;
+
+	pgr_discard(p, c, to, to + len, true);
+	nid = pgr_region_new(p, c, to, to + len);
+	old = pgr_region_find(p, c, from, &oid);
 
 	if (old && region_is_file(old)) {
 		struct region *n = &p->regions[nid];
