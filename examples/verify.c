@@ -175,6 +175,17 @@ unsigned long check(const char *test, const char *buf, uint64_t tag,
 	return n;
 }
 
+unsigned long check_eighth(const char *test, const char *buf, uint64_t tag,
+			   size_t to, size_t round, uint64_t gen)
+{
+	unsigned long n = 0;
+
+	for (size_t pg = round % 8; pg < to; pg += 8)
+		n += check_page(test, (const uint64_t *)(buf + pg * PAGE), tag,
+				pg, gen);
+	return n;
+}
+
 void result(const char *test, unsigned long n)
 {
 	bad += n;
@@ -433,9 +444,7 @@ static void t_remaps(void)
 		}
 		other = buf;	/* unmapped now: the next move's target */
 		buf = to;
-		for (size_t pg = k % 8; pg < pages; pg += 8)
-			n += check_page("remaps", (uint64_t *)(buf + pg * PAGE),
-					9, pg, 1);
+		n += check_eighth("remaps", buf, 9, pages, k, 1);
 	}
 	munmap(buf, pages * PAGE);
 	result("remaps", n);
@@ -448,7 +457,7 @@ static void t_remaps(void)
  * 50 rounds, a page in eight checked after each move. The blocker is a
  * mapping the daemon hears of, and rescans the maps for: a rescan that
  * saw the moved mapping before the move's event was read made a second
- * region over it, and faults there were never answered.
+ * region over it, and faults there were served zeros or never answered.
  */
 static void t_regrow(void)
 {
@@ -477,9 +486,7 @@ static void t_regrow(void)
 		if (blocker != MAP_FAILED)
 			syscall(SYS_munmap, blocker, PAGE);
 		buf = moved;
-		for (size_t pg = k % 8; pg < half; pg += 8)
-			n += check_page("regrow", (uint64_t *)(buf + pg * PAGE),
-					10, pg, 1);
+		n += check_eighth("regrow", buf, 10, half, k, 1);
 	}
 	munmap(buf, half * PAGE);
 	result("regrow", n);

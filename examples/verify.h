@@ -32,6 +32,10 @@ uint64_t rnd(uint64_t *s);
 void fill(char *buf, uint64_t tag, size_t from, size_t to, uint64_t gen);
 unsigned long check(const char *test, const char *buf, uint64_t tag,
 		    size_t from, size_t to, uint64_t gen);
+/* Pages round % 8, round % 8 + 8, ... of [0, to): eight rounds cover
+ * them all. */
+unsigned long check_eighth(const char *test, const char *buf, uint64_t tag,
+			   size_t to, size_t round, uint64_t gen);
 /* "verify: TEST ok", or what failed; the words count in bad. */
 void result(const char *test, unsigned long n);
 

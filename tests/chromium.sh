@@ -36,6 +36,17 @@ left() {	# PATTERN of the profile's path
 	echo "$procs processes, $c clients"
 }
 
+# A run's end: its memory (WHOSE: its, their) went to swap, more than MIN
+# pages since $out0, and nothing of it (PATTERN, as left()) stayed.
+swapped_and_gone() {	# WHOSE MIN PATTERN
+	swapped=$(($(stat_of pswpout) - out0))
+	check "and $1 memory was swapped out meanwhile (pswpout +$swapped)" \
+		"$([ "$swapped" -gt "$2" ]; echo $?)"
+	l=$(left "$3")
+	check "nothing of it left behind ($l)" \
+		"$([ "$l" = "0 processes, 0 clients" ]; echo $?)"
+}
+
 # ---- --dump-dom --------------------------------------------------------------
 # shellcheck disable=SC2086
 native=$("$CHROMIUM" $flags --user-data-dir="$dir/n1" --dump-dom \
@@ -49,12 +60,7 @@ rc=$?
 check "--dump-dom of a page building 200000 objects, in 96M: the native DOM ($(echo "$native" | grep -o 'sum=[0-9]*'))" \
 	"$([ $rc = 0 ] && [ -n "$native" ] && [ "$out" = "$native" ]; echo $?)" \
 	"status $rc: $(echo "$out" | head -3) $(tail -5 "$dir/p1.err")"
-swapped=$(($(stat_of pswpout) - out0))
-check "and its memory was swapped out meanwhile (pswpout +$swapped)" \
-	"$([ "$swapped" -gt 1000 ]; echo $?)"
-l=$(left "$dir/p1")
-check "nothing of it left behind ($l)" \
-	"$([ "$l" = "0 processes, 0 clients" ]; echo $?)"
+swapped_and_gone its 1000 "$dir/p1"
 stop_daemon
 
 # ---- a 3-tab DevTools session ----------------------------------------------
@@ -71,12 +77,7 @@ check "3 tabs of 40 MB of JS objects, each visited 3 times after each new tab, i
 	"$([ $rc = 0 ] && [ "$out" = "$native" ] &&
 	   echo "$out" | grep -qx 'wrong 0'; echo $?)" \
 	"status $rc, native: $(echo $native); $(tail -5 "$dir/tabs.out")"
-swapped=$(($(stat_of pswpout) - out0))
-check "and their memory was swapped out meanwhile (pswpout +$swapped)" \
-	"$([ "$swapped" -gt 10000 ]; echo $?)"
-l=$(left ".*/chrome-tabs\\.")
-check "nothing of it left behind ($l)" \
-	"$([ "$l" = "0 processes, 0 clients" ]; echo $?)"
+swapped_and_gone their 10000 ".*/chrome-tabs\\."
 stop_daemon
 after=$(pgrep -c -f chrome_crashpad_handler)
 check "no crash handler left running ($after, $crashpads before)" \

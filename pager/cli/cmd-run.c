@@ -33,6 +33,7 @@
 #include "../lib/compat.h"
 #include "../lib/log.h"
 #include "../daemon/daemon.h"
+#include "../lib/uffd-open.h"
 #include "../lib/util.h"
 
 static const char usage[] =
@@ -285,15 +286,9 @@ static const char *uffd_refused(void)
 {
 	struct uffdio_api api = { .api = UFFD_API,
 				  .features = UFFD_FEATURE_EVENT_FORK };
-	int fd = -1, dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+	int fd = pgr_uffd_open();
 	const char *why = NULL;
 
-	if (dev >= 0) {
-		fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
-		close(dev);
-	}
-	if (fd < 0)
-		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return "this user may not have a userfaultfd (root, a readable "
 		       "/dev/userfaultfd or vm.unprivileged_userfaultfd=1 "

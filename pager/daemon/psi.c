@@ -146,29 +146,9 @@ void pgr_psi_tick(struct pgr *p)
 	s->avg_at = t;
 }
 
-void pgr_psi_lines(struct pgr *p, void (*line)(void *, const char *),
-		   void *arg)
-{
-	static const char *const kinds[2] = { "some", "full" };
-	struct pgr_psi *s = &p->psi;
-	char buf[96];
-
-	pgr_psi_update(p);
-	for (int k = 0; k < 2; k++) {
-		for (int w = 0; w < 3; w++) {
-			snprintf(buf, sizeof(buf),
-				 "memory.pressure.%s.avg%d %.2f", kinds[k],
-				 (int)windows[w], s->avg[k][w]);
-			line(arg, buf);
-		}
-		snprintf(buf, sizeof(buf), "memory.pressure.%s.total %llu",
-			 kinds[k], (unsigned long long)(s->total[k] * 1e6));
-		line(arg, buf);
-	}
-}
-
-void pgr_psi_file(struct pgr *p, void (*line)(void *, const char *),
-		  void *arg)
+/* Either form of the figures: a line each, or memory.pressure's two. */
+static void report(struct pgr *p, bool file,
+		   void (*line)(void *, const char *), void *arg)
 {
 	static const char *const kinds[2] = { "some", "full" };
 	struct pgr_psi *s = &p->psi;
@@ -176,10 +156,36 @@ void pgr_psi_file(struct pgr *p, void (*line)(void *, const char *),
 
 	pgr_psi_update(p);
 	for (int k = 0; k < 2; k++) {
-		snprintf(buf, sizeof(buf),
-			 "%s avg10=%.2f avg60=%.2f avg300=%.2f total=%llu",
-			 kinds[k], s->avg[k][0], s->avg[k][1], s->avg[k][2],
-			 (unsigned long long)(s->total[k] * 1e6));
+		unsigned long long total = (unsigned long long)(s->total[k] * 1e6);
+
+		if (file) {
+			snprintf(buf, sizeof(buf), "%s avg10=%.2f avg60=%.2f "
+				 "avg300=%.2f total=%llu", kinds[k],
+				 s->avg[k][0], s->avg[k][1], s->avg[k][2],
+				 total);
+			line(arg, buf);
+			continue;
+		}
+		for (int w = 0; w < 3; w++) {
+			snprintf(buf, sizeof(buf),
+				 "memory.pressure.%s.avg%d %.2f", kinds[k],
+				 (int)windows[w], s->avg[k][w]);
+			line(arg, buf);
+		}
+		snprintf(buf, sizeof(buf), "memory.pressure.%s.total %llu",
+			 kinds[k], total);
 		line(arg, buf);
 	}
+}
+
+void pgr_psi_lines(struct pgr *p, void (*line)(void *, const char *),
+		   void *arg)
+{
+	report(p, false, line, arg);
+}
+
+void pgr_psi_file(struct pgr *p, void (*line)(void *, const char *),
+		  void *arg)
+{
+	report(p, true, line, arg);
 }

@@ -342,12 +342,17 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 	return adopt_present(p, c, id);
 }
 
-int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
+/*
+ * Call @fn on each gap of [start, end) between the regions @c has; return
+ * what the last call returned (0 if there was no gap).
+ */
+static int each_gap(struct pgr *p, struct client *c, uint64_t start,
+		    uint64_t end, int (*fn)(struct pgr *, struct client *,
+					    uint64_t, uint64_t))
 {
 	uint64_t a = start;
 	int err = 0;
 
-	/* Adopt the gaps between regions already owned. */
 	while (a < end) {
 		uint32_t id;
 		struct region *r = pgr_region_find(p, c, a, &id);
@@ -363,15 +368,18 @@ int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
 			if (q->start > a && q->start < next)
 				next = q->start;
 		}
-		err = adopt_gap(p, c, a, next);
+		err = fn(p, c, a, next);
 		a = next;
 	}
 	return err;
 }
 
-/* Adopt [start, end) less the ranges the shim keeps for itself. The
- * kernel merges an adjacent mapping of the program with those (same
- * flags), so a mapping may hold both. */
+/* Adopt the gaps between regions already owned. */
+int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
+{
+	return each_gap(p, c, start, end, adopt_gap);
+}
+
 /*
  * A reservation: an anonymous mapping without access, which allocators
  * (V8's cage, PartitionAlloc's pools, glibc's arenas) make and then open
@@ -381,43 +389,33 @@ int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
  * makes it a region (fault.c, grown()). Parts already regions are left
  * alone.
  */
-int pgr_reserve(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
+static int register_reserved(struct pgr *p, struct client *c,
+			     uint64_t start, uint64_t end)
 {
-	uint64_t a = start;
-	int err = 0;
+	struct uffdio_register reg = {
+		.range = { start, end - start },
+		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
+	};
+	int err;
 
-	while (a < end) {
-		uint32_t id;
-		struct region *r = pgr_region_find(p, c, a, &id);
-		uint64_t next = end;
-		struct uffdio_register reg = {
-			.mode = UFFDIO_REGISTER_MODE_MISSING |
-				UFFDIO_REGISTER_MODE_WP,
-		};
-
-		if (r) {
-			a = r->end;
-			continue;
-		}
-		for (size_t k = 0; k < c->nr_regions; k++) {
-			struct region *q = &p->regions[c->regions[k]];
-
-			if (q->start > a && q->start < next)
-				next = q->start;
-		}
-		reg.range = (struct uffdio_range){ a, next - a };
-		if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
-			err = -errno;
-			pgr_dbg("cannot register the reservation 0x%llx-0x%llx "
-				"of %d: %s", (unsigned long long)a,
-				(unsigned long long)next, c->pid,
-				strerror(-err));
-		}
-		a = next;
-	}
+	(void)p;
+	if (!ioctl(c->uffd, UFFDIO_REGISTER, &reg))
+		return 0;
+	err = -errno;
+	pgr_dbg("cannot register the reservation 0x%llx-0x%llx of %d: %s",
+		(unsigned long long)start, (unsigned long long)end, c->pid,
+		strerror(-err));
 	return err;
 }
 
+int pgr_reserve(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
+{
+	return each_gap(p, c, start, end, register_reserved);
+}
+
+/* Adopt [start, end) less the ranges the shim keeps for itself. The
+ * kernel merges an adjacent mapping of the program with those (same
+ * flags), so a mapping may hold both. */
 static int adopt_unexcluded(struct pgr *p, struct client *c, uint64_t start,
 			    uint64_t end)
 {

@@ -45,6 +45,7 @@
 
 #include "../lib/compat.h"
 #include "../lib/shim-conf.h"
+#include "../lib/uffd-open.h"
 #include "shim.h"
 
 struct shim shim = {
@@ -148,14 +149,8 @@ static int new_uffd(void)
 static int open_uffd(uint64_t features)
 {
 	struct uffdio_api api = { .api = UFFD_API, .features = features };
-	int fd = -1, dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+	int fd = pgr_uffd_open();
 
-	if (dev >= 0) {
-		fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
-		close(dev);
-	}
-	if (fd < 0)
-		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (ioctl(fd, UFFDIO_API, &api) ||
