@@ -54,6 +54,7 @@
 #include "oom.h"
 #include "page.h"
 #include "record.h"
+#include "maps.h"
 #include "region.h"
 #include "swap.h"
 #include "uffd.h"
@@ -625,43 +626,21 @@ static struct region *grown_file(struct pgr *p, struct client *c,
 static struct region *grown(struct pgr *p, struct client *c, uint64_t addr,
 			    uint32_t *rid, char *file, size_t len)
 {
-	char path[64], line[512];
-	FILE *f;
+	struct pgr_vma v;
+	struct region *r;
 
 	*file = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (pgr_vma_find(c, addr, false, &v))
 		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e, off;
-		unsigned long ino = 0;
-		char perms[8];
-		unsigned int maj, min;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %lu", &s, &e, perms,
-			   &off, &maj, &min, &ino) >= 2 && s <= addr &&
-		    addr < e) {
-			fclose(f);
-			if (ino) {
-				struct region *r = grown_file(p, c, addr, rid,
-							      s, e, off / PGR_PAGE,
-							      ino);
-
-				if (r)
-					return r;
-				/* Not ours: zeros there would be wrong
-				 * data. */
-				line[strcspn(line, "\n")] = 0;
-				snprintf(file, len, "%s", line);
-				return NULL;
-			}
-			pgr_adopt(p, c, s, e);
-			return pgr_region_find(p, c, addr, rid);
-		}
+	if (!v.ino) {
+		pgr_adopt(p, c, v.start, v.end);
+		return pgr_region_find(p, c, addr, rid);
 	}
-	fclose(f);
-	return NULL;
+	r = grown_file(p, c, addr, rid, v.start, v.end, v.offset / PGR_PAGE,
+		       v.ino);
+	if (!r)		/* not ours: zeros there would be wrong data */
+		pgr_vma_format(&v, file, len);
+	return r;
 }
 
 enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,

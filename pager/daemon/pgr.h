@@ -249,6 +249,7 @@ struct client {
 	pid_t pid;
 	int uffd;
 	int pidfd;		/* -1 until known */
+	int maps_fd;		/* its /proc/PID/maps (maps.c), or -1 */
 	int group;		/* policy group */
 	struct conn *conn;	/* the agent's connection, or NULL */
 	bool agent_ready;	/* its agent runs: pages may be armed */
@@ -389,6 +390,8 @@ struct pgr {
 	struct finode *files;
 	struct pol_inode *pol_inodes;	/* the policy's, same index */
 	uint32_t nr_files_max;		/* descriptors allocated */
+	uint32_t nr_files_seen;		/* 1 + the highest ever used: the
+					 * loops over used ones end there */
 	uint32_t nr_files_live;
 	struct {
 		uint32_t ino;

@@ -29,6 +29,7 @@
 #include "file-wb.h"
 #include "page.h"
 #include "record.h"
+#include "maps.h"
 #include "region.h"
 #include "swap.h"
 
@@ -450,32 +451,21 @@ static int adopt_unexcluded(struct pgr *p, struct client *c, uint64_t start,
  */
 int pgr_adopt_maps(struct pgr *p, struct client *c)
 {
-	char path[64], line[512];
-	FILE *f;
+	struct pgr_vma v;
+	uint64_t a = 0;
+	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e, off;
-		char perms[8], name[256] = "";
-		unsigned int maj, min;
-		unsigned long ino;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %lu %255s", &s, &e,
-			   perms, &off, &maj, &min, &ino, name) < 7)
+	while (!(err = pgr_vma_find(c, a, true, &v))) {
+		a = v.end;
+		if (v.ino || (v.name[0] && strcmp(v.name, "[heap]")))
 			continue;
-		if (ino || (name[0] && strcmp(name, "[heap]")))
-			continue;
-		if (!strcmp(perms, "---p"))
-			pgr_reserve(p, c, s, e);
-		else if (!strcmp(perms, "rw-p"))
-			adopt_unexcluded(p, c, s, e);
+		if (!strcmp(v.perms, "---p"))
+			pgr_reserve(p, c, v.start, v.end);
+		else if (!strcmp(v.perms, "rw-p"))
+			adopt_unexcluded(p, c, v.start, v.end);
 	}
-	fclose(f);
 	c->rescan = false;
-	return 0;
+	return err == -ENOENT ? 0 : err;
 }
 
 /* ---- mremap and fork ---------------------------------------------------- */

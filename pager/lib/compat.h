@@ -75,6 +75,40 @@ struct pm_scan_arg {
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
 
+/* PROCMAP_QUERY (6.11, include/uapi/linux/fs.h): an ioctl on
+ * /proc/PID/maps returning one mapping, the one at an address or the next
+ * one, in binary. */
+#ifndef PROCMAP_QUERY
+enum procmap_query_flags {
+	PROCMAP_QUERY_VMA_READABLE		= 0x01,
+	PROCMAP_QUERY_VMA_WRITABLE		= 0x02,
+	PROCMAP_QUERY_VMA_EXECUTABLE		= 0x04,
+	PROCMAP_QUERY_VMA_SHARED		= 0x08,
+	PROCMAP_QUERY_COVERING_OR_NEXT_VMA	= 0x10,
+	PROCMAP_QUERY_FILE_BACKED_VMA		= 0x20,
+};
+
+struct procmap_query {
+	__u64 size;
+	__u64 query_flags;
+	__u64 query_addr;
+	__u64 vma_start;
+	__u64 vma_end;
+	__u64 vma_flags;
+	__u64 vma_page_size;
+	__u64 vma_offset;
+	__u64 inode;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 vma_name_size;
+	__u32 build_id_size;
+	__u64 vma_name_addr;
+	__u64 build_id_addr;
+};
+
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#endif
+
 /* A private mmap flag bit the kernel accepts and ignores (verified on
  * 6.18): the shim marks its own mmap calls with it, so that the seccomp
  * filter lets them through unnotified. Never passed on to the kernel by

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maps.c - a client's mappings as the kernel has them: the one at an
+ * address, or the next one, read with PROCMAP_QUERY, an ioctl on
+ * /proc/PID/maps (6.11) that answers one mapping in binary. The text of
+ * /proc/PID/maps costs the kernel a line to format and us one to parse for
+ * every mapping before the one we want: with V8's hundreds of mappings
+ * and a lookup at each first fault in a piece it opens, that was a fifth
+ * of node's time under the pager (docs/testing.md). The text stays as the
+ * way on a kernel without the ioctl.
+ *
+ * Owns: each client's open /proc/PID/maps (maps_fd; opened at the first
+ * lookup, once its pid is known, and bound to that process's memory: an
+ * exec makes a new client).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../lib/compat.h"
+#include "pgr.h"
+#include "maps.h"
+
+static int maps_fd(struct client *c)
+{
+	char path[64];
+
+	if (c->maps_fd >= 0)
+		return c->maps_fd;
+	if (c->pid <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
+	c->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
+	return c->maps_fd >= 0 ? c->maps_fd : -errno;
+}
+
+/* The same from the text, on a kernel without PROCMAP_QUERY. */
+static int find_in_text(int fd, uint64_t addr, bool next, struct pgr_vma *v)
+{
+	char line[4608];
+	int dup_fd = dup(fd);
+	FILE *f;
+
+	if (dup_fd < 0)
+		return -errno;
+	f = fdopen(dup_fd, "re");
+	if (!f) {
+		close(dup_fd);
+		return -ENOMEM;
+	}
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off, ino;
+
+		v->name[0] = 0;
+		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %4095s", &s, &e,
+			   v->perms, &off, &v->maj, &v->min, &ino, v->name) < 7 ||
+		    e <= addr || (!next && s > addr))
+			continue;
+		v->start = s;
+		v->end = e;
+		v->offset = off;
+		v->ino = ino;
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	return -ENOENT;
+}
+
+int pgr_vma_find(struct client *c, uint64_t addr, bool next,
+		 struct pgr_vma *v)
+{
+	struct procmap_query q = {
+		.size = sizeof(q), .query_addr = addr,
+		.query_flags = next ? PROCMAP_QUERY_COVERING_OR_NEXT_VMA : 0,
+		.vma_name_addr = (uint64_t)(uintptr_t)v->name,
+		.vma_name_size = sizeof(v->name),
+	};
+	int fd = maps_fd(c), r;
+
+	if (fd < 0)
+		return fd;
+	v->name[0] = 0;
+	r = ioctl(fd, PROCMAP_QUERY, &q);
+	if (r && errno == ENAMETOOLONG) {
+		/* A path longer than PATH_MAX: the mapping without it. */
+		q.vma_name_size = 0;
+		q.vma_name_addr = 0;
+		r = ioctl(fd, PROCMAP_QUERY, &q);
+		snprintf(v->name, sizeof(v->name), "(a path too long)");
+		q.vma_name_size = 1;
+	}
+	if (r) {
+		if (errno == ENOTTY || errno == EINVAL)
+			return find_in_text(fd, addr, next, v);
+		return -errno;
+	}
+	if (!q.vma_name_size)
+		v->name[0] = 0;
+	v->start = q.vma_start;
+	v->end = q.vma_end;
+	v->offset = q.vma_offset;
+	v->ino = q.inode;
+	v->maj = q.dev_major;
+	v->min = q.dev_minor;
+	v->perms[0] = q.vma_flags & PROCMAP_QUERY_VMA_READABLE ? 'r' : '-';
+	v->perms[1] = q.vma_flags & PROCMAP_QUERY_VMA_WRITABLE ? 'w' : '-';
+	v->perms[2] = q.vma_flags & PROCMAP_QUERY_VMA_EXECUTABLE ? 'x' : '-';
+	v->perms[3] = q.vma_flags & PROCMAP_QUERY_VMA_SHARED ? 's' : 'p';
+	v->perms[4] = 0;
+	return 0;
+}
+
+void pgr_vma_format(const struct pgr_vma *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llx-%llx %s %08llx %02x:%02x %llu %s",
+		 (unsigned long long)v->start, (unsigned long long)v->end,
+		 v->perms, (unsigned long long)v->offset, v->maj, v->min,
+		 (unsigned long long)v->ino, v->name);
+}
+
+void pgr_vma_close(struct client *c)
+{
+	if (c->maps_fd >= 0)
+		close(c->maps_fd);
+	c->maps_fd = -1;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maps.h - a client's mappings as the kernel has them (maps.c).
+ */
+#ifndef PGR_DAEMON_MAPS_H
+#define PGR_DAEMON_MAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct client;
+
+/* One mapping, as a line of /proc/PID/maps says it. */
+struct pgr_vma {
+	uint64_t start, end;
+	uint64_t offset;	/* in its file, bytes */
+	uint64_t ino;		/* 0: anonymous */
+	unsigned int maj, min;	/* its file's device */
+	char perms[5];		/* "rw-p" */
+	char name[4096];	/* "[heap]", a path, or "" */
+};
+
+/* @c's mapping at @addr, or with @next the first one that ends above
+ * @addr: 0, -ENOENT if there is none, or -errno (the process is gone). */
+int pgr_vma_find(struct client *c, uint64_t addr, bool next,
+		 struct pgr_vma *v);
+/* @v as its line of /proc/PID/maps (for messages). */
+void pgr_vma_format(const struct pgr_vma *v, char *buf, size_t len);
+/* @c is gone: let go of its maps. */
+void pgr_vma_close(struct client *c);
+
+#endif /* PGR_DAEMON_MAPS_H */
