@@ -318,7 +318,7 @@ void pgr_demote_step(struct pgr *p)
 {
 	if (!p->nr_demoting)
 		return;
-	for (uint32_t ino = 0; ino < p->nr_files_max; ino++) {
+	for (uint32_t ino = 0; ino < p->nr_files_seen; ino++) {
 		struct finode *fi = &p->files[ino];
 
 		if (!fi->used || fi->gone || !(fi->coh & FT_HANDED_BACK) ||
@@ -339,7 +339,7 @@ static void on_timeout(uv_timer_t *t)
 	struct pgr *p = t->data;
 	double now = pgr_now();
 
-	for (uint32_t ino = 0; ino < p->nr_files_max; ino++) {
+	for (uint32_t ino = 0; ino < p->nr_files_seen; ino++) {
 		struct finode *fi = &p->files[ino];
 
 		if (!fi->used || !(fi->coh & FT_HANDED_BACK) ||

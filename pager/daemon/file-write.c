@@ -106,7 +106,7 @@ void pgr_fwrite_sync(struct pgr *p, uint32_t ino, uint64_t from,
 		     uint64_t to, struct pgr_drain *d)
 {
 	if (ino == PGR_NONE) {
-		for (uint32_t k = 0; k < p->nr_files_max; k++) {
+		for (uint32_t k = 0; k < p->nr_files_seen; k++) {
 			if (!p->files[k].used || !(p->files[k].coh & FT_RW))
 				continue;
 			pgr_file_flush(p, k, 0, p->files[k].map_pages,
@@ -126,7 +126,7 @@ void pgr_fwrite_forget(struct pgr *p, struct client *c)
 {
 	uint32_t id = pgr_client_id(p, c);
 
-	for (uint32_t k = 0; k < p->nr_files_max; k++)
+	for (uint32_t k = 0; k < p->nr_files_seen; k++)
 		if (p->files[k].used && p->files[k].nr_holds)
 			unhold(p, k, id, 0, UINT64_MAX);
 }

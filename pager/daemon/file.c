@@ -219,7 +219,7 @@ static bool forget(struct pgr *p, uint32_t ino)
 
 void pgr_files_drop_unused(struct pgr *p)
 {
-	for (uint32_t ino = 0; ino < p->nr_files_max; ino++)
+	for (uint32_t ino = 0; ino < p->nr_files_seen; ino++)
 		if (p->files[ino].used && !p->files[ino].nr_mappers)
 			forget(p, ino);
 }
@@ -299,7 +299,7 @@ uint64_t pgr_file_ra_pages(const struct pgr *p, const struct finode *fi)
 
 int pgr_file_find(struct pgr *p, dev_t dev, ino_t ino)
 {
-	for (uint32_t k = 0; k < p->nr_files_max; k++)
+	for (uint32_t k = 0; k < p->nr_files_seen; k++)
 		if (p->files[k].used && !p->files[k].gone &&
 		    p->files[k].dev == dev &&
 		    p->files[k].ino == ino)
@@ -359,6 +359,8 @@ static int create(struct pgr *p, struct client *c, int fd,
 		return err;
 	}
 	fi->used = true;
+	if (ino >= p->nr_files_seen)
+		p->nr_files_seen = ino + 1;
 	fi->gen = ++p->file_gen;
 	fi->dev = st->st_dev;
 	fi->ino = st->st_ino;

@@ -381,7 +381,7 @@ int pgr_seal_wopen(struct pgr *p, struct client *c, uint32_t ino)
 /* Which cached inode's lease is on descriptor @fd. */
 static int by_lease_fd(struct pgr *p, int fd)
 {
-	for (uint32_t k = 0; k < p->nr_files_max; k++)
+	for (uint32_t k = 0; k < p->nr_files_seen; k++)
 		if (p->files[k].used && p->files[k].fd == fd &&
 		    (p->files[k].coh & FT_SEALED))
 			return (int)k;
