@@ -317,6 +317,44 @@ bool pgr_region_room(struct pgr *p, struct client *c, uint64_t pages)
 	return false;
 }
 
+/*
+ * Is [start, end), just registered, still made of anonymous private
+ * mappings only? What we adopt was read a moment before (a rescan of the
+ * maps, a fault's lookup, the shim's "map"), and the program runs on
+ * meanwhile: it may have unmapped that mapping, unregistered so without an
+ * UNMAP event, and mapped a file there, which the registration would then
+ * take as anon (the shim's "mapf" of it refused, its pages read as
+ * another mapping's). Once registered, any change is an event read after
+ * this, so one look now is enough. A process whose mappings cannot be
+ * read (a fork child not yet paired) is taken as it was.
+ */
+static bool still_anon(struct client *c, uint64_t start, uint64_t end)
+{
+	struct pgr_vma v;
+
+	for (uint64_t a = start; a < end; a = v.end) {
+		int err = pgr_vma_find(c, a, true, &v);
+
+		if (err)
+			return err != -ENOENT;
+		if (v.start > a || v.ino || v.perms[3] != 'p')
+			return false;
+	}
+	return true;
+}
+
+/* Undo a registration still_anon() refused: the mappings there are
+ * someone else's to take (the shim's "mapf", the next rescan). */
+static void unregister(struct client *c, uint64_t start, uint64_t end)
+{
+	struct uffdio_range r = { start, end - start };
+
+	pgr_dbg("0x%llx-0x%llx of %d changed before it was registered: not "
+		"adopted", (unsigned long long)start, (unsigned long long)end,
+		c->pid);
+	ioctl(c->uffd, UFFDIO_UNREGISTER, &r);
+}
+
 static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 		     uint64_t end)
 {
@@ -335,6 +373,10 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 			(unsigned long long)start, (unsigned long long)end,
 			c->pid, strerror(-err));
 		return err;
+	}
+	if (!still_anon(c, start, end)) {
+		unregister(c, start, end);
+		return -EAGAIN;
 	}
 	id = pgr_region_new(p, c, start, end);
 	pgr_rec_mmap(p, c, &p->regions[id]);
@@ -400,8 +442,12 @@ static int register_reserved(struct pgr *p, struct client *c,
 	int err;
 
 	(void)p;
-	if (!ioctl(c->uffd, UFFDIO_REGISTER, &reg))
-		return 0;
+	if (!ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
+		if (still_anon(c, start, end))
+			return 0;
+		unregister(c, start, end);
+		return -EAGAIN;
+	}
 	err = -errno;
 	pgr_dbg("cannot register the reservation 0x%llx-0x%llx of %d: %s",
 		(unsigned long long)start, (unsigned long long)end, c->pid,
