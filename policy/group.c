@@ -44,10 +44,13 @@ uint64_t pol__lru_size(const struct pol *pol, int group, enum pol_lru lru,
 {
 	uint64_t nr = 0;
 
-	if (!hier)
-		return pol__grp(pol, group)->lv.lists[lru].nr;
-	for (int g = group; g >= 0; g = pol__group_next(pol, g, group))
+	for (int g = group; g >= 0; g = hier ? pol__group_next(pol, g, group) : -1) {
 		nr += pol__grp(pol, g)->lv.lists[lru].nr;
+		/* MGLRU's pages, split as the kernel's counters split them
+		 * (a switch leaves none on the other side). */
+		if (lru < POL_LRU_UNEVICTABLE)
+			nr += pol__lru_gen_size(pol, g, lru);
+	}
 	return nr;
 }
 
@@ -180,6 +183,7 @@ int pol_group_create(struct pol *pol, const char *name, int parent)
 	g->max = UINT64_MAX;
 	for (int l = 0; l < POL_NR_LRU; l++)
 		pol__list_init(&g->lv.lists[l]);
+	pol__lru_gen_init(pol, &g->lv);
 	pol__list_init(&g->inode_lru);
 	/* Append as the last child, so pre-order follows creation order. */
 	p = pol__grp(pol, parent);

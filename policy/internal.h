@@ -25,8 +25,33 @@ struct pol_list {
 	uint64_t nr;
 };
 
+/* MGLRU (lru_gen.c): ../shared/docs/mglru.md §1.1, §1.2. */
+#define MAX_NR_GENS	4
+#define MIN_NR_GENS	2
+#define MAX_NR_TIERS	4
+#define LRU_REFS_WIDTH	2
+#define MIN_LRU_BATCH	64
+#define MAX_LRU_BATCH	4096
+#define MIN_SWAPPINESS	0
+#define MAX_SWAPPINESS	200
+#define LRU_GEN_CORE	1
+
+/* struct lru_gen_folio, one history generation (NR_HIST_GENS 1). */
+struct lru_gen {
+	uint64_t max_seq;		/* youngest, both types */
+	uint64_t min_seq[2];		/* oldest, per type */
+	uint64_t timestamps[MAX_NR_GENS];	/* birth (backend now_ms) */
+	struct pol_list lists[MAX_NR_GENS][2];	/* by seq % 4, type */
+	uint64_t avg_refaulted[2][MAX_NR_TIERS];
+	uint64_t avg_total[2][MAX_NR_TIERS];
+	uint64_t protected[2][MAX_NR_TIERS];
+	uint64_t evicted[2][MAX_NR_TIERS];
+	uint64_t refaulted[2][MAX_NR_TIERS];
+};
+
 struct lruvec {
 	struct pol_list lists[POL_NR_LRU];
+	struct lru_gen lrugen;
 	uint64_t nonresident_age;	/* §5.1: evictions + activations */
 	uint64_t refaults[2];		/* WORKINGSET_ACTIVATE at last snapshot */
 	uint64_t anon_cost;		/* §4.3, decayed */
@@ -92,6 +117,7 @@ struct tunables {
 	int protect_inode_cache;	/* seed 003 */
 	int keep_cached_off_lru;	/* 5.16 inode rule */
 	int memory_recursiveprot;
+	int lru_gen_enabled;		/* LRU_GEN_CORE: MGLRU is the policy */
 };
 
 struct pol {
@@ -147,6 +173,8 @@ struct scan_control {
 	uint64_t nr_scanned;		/* inactive pages scanned */
 	uint64_t nr_reclaimed;
 	uint64_t nr_pageout;		/* pages written by this reclaimer */
+	int swappiness;			/* 1 + an override (lru_gen
+					 * commands); 0: vm.swappiness */
 };
 
 /* Descriptor access. */
@@ -217,12 +245,24 @@ void pol__page_release(struct pol *pol, uint32_t i);
 void pol__activate_page(struct pol *pol, uint32_t i);
 
 /* workingset.c */
+#define POL__SHADOW_MASK	((UINT64_C(1) << 44) - 1)	/* clock bits */
+uint64_t pol__pack_shadow(uint64_t ts, int group, bool workingset);
+void pol__unpack_shadow(uint64_t shadow, uint64_t *ts, int *group,
+			bool *workingset);
 uint64_t pol__workingset_eviction(struct pol *pol, uint32_t i, int root);
 void pol__workingset_age(struct pol *pol, int group, uint64_t nr);
 bool pol__workingset_refault(struct pol *pol, uint32_t i, uint64_t shadow);
 void pol__note_cost(struct pol *pol, int group, int type, uint64_t io,
 	       uint64_t rotated);
 void pol__shadow_shrink(struct pol *pol);
+
+/* scan.c's steps, shared with lru_gen_evict.c */
+struct scan_stat {
+	uint64_t nr_activate[2];
+	uint64_t nr_pageout;
+	uint64_t nr_immediate;
+};
+enum outcome { O_ACTIVATE, O_KEEP, O_FREED, O_UNEVICTABLE, O_KEEP_TAIL };
 
 /* refs.c */
 enum verdict { V_ACTIVATE, V_KEEP, V_RECLAIM, V_RECLAIM_CLEAN };
@@ -235,6 +275,46 @@ uint64_t pol__shrink_inactive_list(struct pol *pol, int group, enum pol_lru lru,
 			      uint64_t nr, struct scan_control *sc);
 void pol__shrink_active_list(struct pol *pol, int group, enum pol_lru lru,
 			uint64_t nr, struct scan_control *sc);
+
+enum outcome pol__reclaim_one(struct pol *pol, uint32_t i,
+			      struct scan_control *sc, struct scan_stat *st);
+void pol__activate_prepare(struct pol *pol, uint32_t i);
+enum pol_writeout pol__writeout(struct pol *pol, uint32_t i, bool reclaim);
+
+/* lru_gen.c, lru_gen_evict.c */
+bool pol__lru_gen_enabled(const struct pol *pol);
+void pol__lru_gen_init(struct pol *pol, struct lruvec *lv);
+unsigned int pol__gen_from_seq(uint64_t seq);
+unsigned int pol__page_refs(const struct pol_page *p);
+unsigned int pol__tier_from_refs(unsigned int refs, bool workingset);
+uint64_t pol__page_seq(const struct pol *pol, const struct pol_page *p,
+		       bool active, bool reclaiming);
+void pol__gen_add(struct pol *pol, uint32_t i, bool active, bool reclaiming);
+void pol__gen_del(struct pol *pol, uint32_t i);
+void pol__gen_move(struct pol *pol, uint32_t i, unsigned int gen, bool tail);
+void pol__lru_gen_inc_refs(struct pol_page *p);
+bool pol__lru_gen_set_refs(struct pol_page *p);
+void pol__lru_gen_clear_refs(struct pol_page *p);
+void pol__reset_ctrl_pos(struct lru_gen *g, int type, bool carryover);
+unsigned int pol__page_inc_gen(struct pol *pol, uint32_t i, bool reclaiming);
+bool pol__inc_max_seq(struct pol *pol, int group, uint64_t seq,
+		      int swappiness);
+uint64_t pol__lru_gen_eviction(struct pol *pol, uint32_t i);
+void pol__lru_gen_refault(struct pol *pol, uint32_t i, uint64_t shadow,
+			  bool fault);
+uint64_t pol__lru_gen_size(const struct pol *pol, int group, enum pol_lru lru);
+int pol__lru_gen_set_enabled(struct pol *pol, const char *value,
+			     const char **why);
+bool pol__lru_gen_shrink_lruvec(struct pol *pol, int group,
+				struct scan_control *sc);
+void pol__lru_gen_shrink_node(struct pol *pol, struct scan_control *sc);
+uint64_t pol__lru_gen_reclaim_list(struct pol *pol, struct pol_list *list,
+				   struct scan_control *sc);
+int pol__lru_gen_swappiness(const struct pol *pol, const struct scan_control *sc);
+uint64_t pol__evictable_min_seq(const struct lru_gen *g, int s);
+uint64_t pol__lru_gen_evict(struct pol *pol, int group,
+			    struct scan_control *sc, int s);
+uint64_t pol__lru_gen_now(const struct pol *pol);
 
 /* balance.c */
 bool pol__inactive_is_low(const struct pol *pol, int group, int type, bool hier);

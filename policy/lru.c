@@ -128,6 +128,21 @@ bool pol_page_add(struct pol *pol, uint32_t i, const struct pol_add *how)
 		inode_add_page(pol, how->inode);
 	}
 
+	if (pol__lru_gen_enabled(pol)) {
+		/* MGLRU: a fault-in is placed young (folio_add_lru());
+		 * its refault feeds the PID controller. */
+		if (how->shadow) {
+			pol->nr_shadows--;
+			pol__lru_gen_refault(pol, i, how->shadow, how->fault);
+		}
+		if (how->unevictable) {
+			p->flags |= POL_PG_MLOCKED;
+			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+			return false;
+		}
+		pol__gen_add(pol, i, how->fault, false);
+		return how->fault;
+	}
 	if (how->shadow) {
 		pol->nr_shadows--;
 		if (!(how->write && pol->t.ws_ignore_write_refaults))
@@ -172,8 +187,11 @@ void pol_page_free(struct pol *pol, uint32_t i)
 {
 	struct pol_page *p = pg(pol, i);
 
-	assert(p->lru < POL_NR_LRU || p->lru == POL_LRU_ALLOCATED);
-	if (p->lru < POL_NR_LRU)
+	assert(p->lru < POL_NR_LRU || p->lru == POL_LRU_ALLOCATED ||
+	       p->lru == POL_LRU_GEN);
+	if (p->lru == POL_LRU_GEN)
+		pol__gen_del(pol, i);
+	else if (p->lru < POL_NR_LRU)
 		pol__lru_del(pol, i);
 	pol__page_release(pol, i);
 }
@@ -188,6 +206,10 @@ void pol_mark_accessed(struct pol *pol, uint32_t i)
 {
 	struct pol_page *p = pg(pol, i);
 
+	if (p->lru == POL_LRU_GEN) {
+		pol__lru_gen_inc_refs(p);
+		return;
+	}
 	if (!(p->flags & POL_PG_REFERENCED)) {
 		p->flags |= POL_PG_REFERENCED;
 	} else if (p->lru == POL_LRU_INACTIVE_ANON ||
@@ -230,6 +252,13 @@ void pol_writeback_done(struct pol *pol, uint32_t i, bool ok)
 	if (!(p->flags & POL_PG_RECLAIM))
 		return;
 	p->flags &= ~POL_PG_RECLAIM;
+	if (p->lru == POL_LRU_GEN && !(p->flags & POL_PG_DIRTY)) {
+		/* lru_gen_add_folio(reclaiming): the oldest tail */
+		pol__gen_del(pol, i);
+		pol__gen_add(pol, i, false, true);
+		pol__count(pol, p->group, POL_PGROTATED, 1);
+		return;
+	}
 	if (p->lru >= POL_LRU_UNEVICTABLE || (p->flags & POL_PG_DIRTY))
 		return;
 	pol__lru_move(pol, i, lru_of(lru_type(p->lru), false), true);
@@ -241,6 +270,17 @@ void pol_page_cold(struct pol *pol, uint32_t i)
 	struct pol_page *p = pg(pol, i);
 	bool was_active = lru_is_active(p->lru);
 
+	if (p->lru == POL_LRU_GEN) {
+		/* lru_deactivate(): refs cleared, added back as new. */
+		was_active = pol_page_active(pol, i);
+		pol__gen_del(pol, i);
+		p->flags &= ~POL_PG_REFERENCED;
+		pol__lru_gen_clear_refs(p);
+		pol__gen_add(pol, i, false, false);
+		if (was_active)
+			pol__count(pol, p->group, POL_PGDEACTIVATE, 1);
+		return;
+	}
 	if (p->lru >= POL_LRU_UNEVICTABLE)
 		return;
 	if (!was_active && !(p->flags & POL_PG_REFERENCED))
@@ -255,9 +295,19 @@ void pol_page_lazyfree(struct pol *pol, uint32_t i)
 {
 	struct pol_page *p = pg(pol, i);
 
-	if (p->lru >= POL_LRU_UNEVICTABLE || !(p->flags & POL_PG_SWAPBACKED) ||
-	    (p->flags & POL_PG_SWAPCACHE))
+	if ((p->lru >= POL_LRU_UNEVICTABLE && p->lru != POL_LRU_GEN) ||
+	    !(p->flags & POL_PG_SWAPBACKED) || (p->flags & POL_PG_SWAPCACHE))
 		return;
+	if (p->lru == POL_LRU_GEN) {
+		pol__gen_del(pol, i);
+		pol__lru_gen_clear_refs(p);
+		p->flags &= ~POL_PG_SWAPBACKED;
+		p->flags |= POL_PG_LAZYFREE;
+		pol_page_dirty(pol, i, false);
+		pol__gen_add(pol, i, false, false);
+		pol__count(pol, p->group, POL_PGLAZYFREE, 1);
+		return;
+	}
 	p->flags &= ~(POL_PG_REFERENCED | POL_PG_SWAPBACKED);
 	p->flags |= POL_PG_LAZYFREE;
 	pol_page_dirty(pol, i, false);
@@ -269,13 +319,23 @@ void pol_page_mlock(struct pol *pol, uint32_t i, bool locked)
 {
 	struct pol_page *p = pg(pol, i);
 
-	if (p->lru > POL_LRU_UNEVICTABLE)
+	if (p->lru > POL_LRU_UNEVICTABLE && p->lru != POL_LRU_GEN)
 		return;
 	if (locked && p->lru != POL_LRU_UNEVICTABLE) {
 		p->flags |= POL_PG_MLOCKED;
-		pol__lru_move(pol, i, POL_LRU_UNEVICTABLE, false);
+		if (p->lru == POL_LRU_GEN) {
+			pol__gen_del(pol, i);
+			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+		} else {
+			pol__lru_move(pol, i, POL_LRU_UNEVICTABLE, false);
+		}
 	} else if (!locked && p->lru == POL_LRU_UNEVICTABLE) {
 		p->flags &= ~POL_PG_MLOCKED;
+		if (pol__lru_gen_enabled(pol)) {
+			pol__lru_del(pol, i);
+			pol__gen_add(pol, i, false, false);
+			return;
+		}
 		pol__lru_move(pol, i, page_is_file(p) ? POL_LRU_INACTIVE_FILE :
 			 POL_LRU_INACTIVE_ANON, false);
 	}

@@ -59,6 +59,7 @@ struct pol *pol_create(const struct pol_setup *s)
 	root->max = UINT64_MAX;
 	for (int l = 0; l < POL_NR_LRU; l++)
 		pol__list_init(&root->lv.lists[l]);
+	pol__lru_gen_init(pol, &root->lv);
 	pol__list_init(&root->inode_lru);
 	pol->nr_groups = 1;
 	return pol;
@@ -76,8 +77,47 @@ void pol_destroy(struct pol *pol)
 
 #define FAIL(msg) do { *what = (msg); return -1; } while (0)
 
+static int check_list_gen(const struct pol *pol, const struct pol_list *l,
+			  uint8_t lru, int group, unsigned int gen,
+			  const char **what);
+
 static int check_list(const struct pol *pol, const struct pol_list *l,
 		      uint8_t lru, int group, const char **what)
+{
+	return check_list_gen(pol, l, lru, group, 0, what);
+}
+
+/* MGLRU: each generation list holds pages of its type; the type's
+ * generations run from min_seq to max_seq, two to four of them. */
+static int check_gens(const struct pol *pol, int group, const char **what)
+{
+	const struct lru_gen *g = &pol__grp(pol, group)->lv.lrugen;
+
+	for (int type = 0; type < 2; type++) {
+		uint64_t nr = g->max_seq - g->min_seq[type] + 1;
+
+		if (g->min_seq[type] > g->max_seq || nr < MIN_NR_GENS ||
+		    nr > MAX_NR_GENS)
+			FAIL("generations out of range");
+	}
+	for (unsigned int gen = 0; gen < MAX_NR_GENS; gen++) {
+		for (int type = 0; type < 2; type++) {
+			const struct pol_list *l = &g->lists[gen][type];
+
+			if (check_list_gen(pol, l, POL_LRU_GEN, group, gen, what))
+				return -1;
+			for (uint32_t i = l->head; i != POL_NONE;
+			     i = pg(pol, i)->next)
+				if (page_is_file(pg(pol, i)) != (type == TYPE_FILE))
+					FAIL("page on a generation of the wrong type");
+		}
+	}
+	return 0;
+}
+
+static int check_list_gen(const struct pol *pol, const struct pol_list *l,
+			  uint8_t lru, int group, unsigned int gen,
+			  const char **what)
 {
 	uint32_t prev = POL_NONE;
 	uint64_t n = 0;
@@ -96,6 +136,8 @@ static int check_list(const struct pol *pol, const struct pol_list *l,
 		if (lru < POL_LRU_UNEVICTABLE &&
 		    (lru_type((enum pol_lru)lru) == TYPE_FILE) != page_is_file(p))
 			FAIL("page on a list of the wrong type");
+		if (lru == POL_LRU_GEN && p->spare[0] != gen)
+			FAIL("page on a generation other than its own");
 		if (lru == POL_LRU_UNEVICTABLE && !(p->flags & POL_PG_MLOCKED))
 			FAIL("unevictable page without mlock");
 		if (++n > pol->nr_pages)
@@ -153,6 +195,8 @@ static int check_groups(const struct pol *pol, const char **what)
 			if (check_list(pol, &gr->lv.lists[l], (uint8_t)l,
 				       (int)g, what))
 				return -1;
+		if (check_gens(pol, (int)g, what))
+			return -1;
 		for (uint32_t i = 0; i < pol->nr_pages; i++) {
 			const struct pol_page *p = pg(pol, i);
 

@@ -41,6 +41,7 @@ enum pol_lru {
 	POL_LRU_ISOLATED = POL_NR_LRU,	/* taken off for scanning */
 	POL_LRU_FREE,			/* on the free list: not a page */
 	POL_LRU_ALLOCATED,		/* allocated, not yet added */
+	POL_LRU_GEN,			/* on an MGLRU generation (lru_gen.enabled) */
 };
 
 /* Page flags, struct pol_page.flags; kernel PG_ names in the comments. */
@@ -69,7 +70,7 @@ struct pol_page {
 	uint16_t group;			/* group the page is charged to */
 	uint16_t flags;			/* POL_PG_* */
 	uint8_t lru;			/* enum pol_lru: where the page is */
-	uint8_t spare[3];
+	uint8_t spare[3];		/* POL_LRU_GEN: generation, refs bits */
 };
 _Static_assert(sizeof(struct pol_page) <= 32, "page descriptor too big");
 
@@ -193,6 +194,10 @@ struct pol_backend {
 	 * its whole batch first, so the backend can start the memory loads
 	 * that would otherwise stall one after another. */
 	void (*prefetch)(void *ctx, uint32_t page);
+	/* Optional. A clock in milliseconds (MGLRU's generation ages and
+	 * min_ttl_ms): the simulator's is its trace's, the daemon's the
+	 * monotonic clock. Without it every age reads 0. */
+	uint64_t (*now_ms)(void *ctx);
 };
 
 /* ---- setup -------------------------------------------------------------- */
@@ -299,6 +304,9 @@ struct pol_add {
 	bool write;		/* brought in for a pure write: ignore shadow */
 	bool unevictable;	/* VM_LOCKED mapping */
 	bool dirty;		/* needs write-out before it can be dropped */
+	bool fault;		/* brought in by a page fault (MGLRU places
+				 * it young, lru_gen_in_fault()); false for
+				 * read() and readahead */
 	uint32_t inode;		/* file page: its inode; else POL_NONE */
 	uint64_t shadow;	/* the slot's shadow entry, 0 if none */
 };
@@ -397,6 +405,20 @@ void pol_watermarks(const struct pol *pol, uint64_t *min, uint64_t *low,
 		    uint64_t *high);
 /* Descriptor @i (its stride applied). */
 struct pol_page *pol_page(const struct pol *pol, uint32_t i);
+/* Is page @i on an active list (MGLRU: in one of the two youngest
+ * generations)? */
+bool pol_page_active(const struct pol *pol, uint32_t i);
+
+/* MGLRU's /sys/kernel/debug/lru_gen (@full: lru_gen_full) into @buf;
+ * return the length the whole text needs (snprintf's convention). */
+size_t pol_lru_gen_show(const struct pol *pol, bool full, char *buf,
+			size_t len);
+/* Commands written to /sys/kernel/debug/lru_gen, separated by ',', ';'
+ * or newlines: "+ memcg_id node_id max_gen_nr [swappiness [force_scan]]"
+ * ages, "- memcg_id node_id min_gen_nr [swappiness [nr_to_reclaim]]"
+ * evicts. Return 0, or the kernel's -EINVAL/-EEXIST with *why; the
+ * first error stops the rest. */
+int pol_lru_gen_cmd(struct pol *pol, const char *text, const char **why);
 
 /* Verify every invariant: list links and counts, flags against lists,
  * charges, inode page counts. Return 0, or -1 with *what describing the

@@ -213,6 +213,12 @@ void pol__shrink_node(struct pol *pol, struct scan_control *sc)
 {
 	uint64_t reclaimed = sc->nr_reclaimed, scanned = sc->nr_scanned;
 
+	if (pol__lru_gen_enabled(pol)) {
+		pol__lru_gen_shrink_node(pol, sc);
+		if (sc->nr_reclaimed > reclaimed)
+			pol->kswapd_failures = 0;
+		return;
+	}
 	if (!legacy(pol))
 		prepare_scan_control(pol, sc);
 	shrink_node_memcgs(pol, sc, false);
@@ -320,7 +326,8 @@ static bool balanced(const struct pol *pol)
 /* kswapd_age_node(): background anon aging before each pass. */
 static void kswapd_age_node(struct pol *pol, struct scan_control *sc)
 {
-	if (!pol__anon_aging_possible(pol))
+	/* MGLRU ages as it evicts; kswapd checks min_ttl_ms only (§5.1). */
+	if (pol__lru_gen_enabled(pol) || !pol__anon_aging_possible(pol))
 		return;
 	if (!legacy(pol) && !pol__inactive_is_low(pol, POL_ROOT, TYPE_ANON, true))
 		return;

@@ -53,6 +53,15 @@ enum verdict pol__check_references(const struct pol *pol, struct pol_page *p,
 	const struct tunables *t = &pol->t;
 	bool had_ref;
 
+	if (pol__lru_gen_enabled(pol)) {
+		/* MGLRU (mglru.md §2.6): no exec rule, no look-twice mark
+		 * of its own, no RECLAIM_CLEAN. */
+		if (r->contended)
+			return V_KEEP;
+		if (!r->young)
+			return V_RECLAIM;
+		return pol__lru_gen_set_refs(p) ? V_ACTIVATE : V_KEEP;
+	}
 	if (!t->use_once_mapped)
 		return legacy_verdict(p, r);
 	had_ref = p->flags & POL_PG_REFERENCED;

@@ -22,14 +22,6 @@
 
 #include "internal.h"
 
-struct scan_stat {
-	uint64_t nr_activate[2];
-	uint64_t nr_pageout;
-	uint64_t nr_immediate;
-};
-
-enum outcome { O_ACTIVATE, O_KEEP, O_FREED, O_UNEVICTABLE, O_KEEP_TAIL };
-
 static bool swap_half_full(const struct pol *pol)
 {
 	uint64_t total, free;
@@ -47,7 +39,7 @@ static bool swap_free(const struct pol *pol)
 }
 
 /* Start writing page @i; count the I/O. */
-static enum pol_writeout writeout(struct pol *pol, uint32_t i, bool reclaim)
+enum pol_writeout pol__writeout(struct pol *pol, uint32_t i, bool reclaim)
 {
 	struct pol_page *p = pg(pol, i);
 	enum pol_writeout w = pol->be->writeout(pol->ctx, i);
@@ -99,7 +91,7 @@ static enum outcome dirty_page(struct pol *pol, uint32_t i, enum verdict v,
 		if (p->flags & POL_PG_WRITEBACK)
 			return O_ACTIVATE;
 		p->flags |= POL_PG_RECLAIM;
-		switch (writeout(pol, i, false)) {
+		switch (pol__writeout(pol, i, false)) {
 		case POL_WRITEOUT_DONE:
 			/* Written at once: activated and rotated to the tail
 			 * at completion, as the flusher's page would be. */
@@ -117,7 +109,7 @@ static enum outcome dirty_page(struct pol *pol, uint32_t i, enum verdict v,
 	if (v == V_RECLAIM_CLEAN || !sc->may_writepage)
 		return O_KEEP;
 	p->flags |= POL_PG_RECLAIM;
-	switch (writeout(pol, i, true)) {
+	switch (pol__writeout(pol, i, true)) {
 	case POL_WRITEOUT_STARTED:
 		st->nr_pageout++;
 		return O_KEEP;
@@ -149,7 +141,8 @@ static void clear_kept(struct pol *pol, uint32_t i, const struct pol_refs *r,
 
 	if (!r->kept || !pol->be->young_clear)
 		return;
-	if (activating && pol->t.cost_model != COST_ROTATION57 &&
+	/* MGLRU tests again only at eviction: always. */
+	if (activating && !pol__lru_gen_enabled(pol) && pol->t.cost_model != COST_ROTATION57 &&
 	    pol->t.use_once_mapped &&
 	    !((r->vmflags & POL_VM_EXEC) && page_is_file(p)))
 		return;
@@ -157,8 +150,8 @@ static void clear_kept(struct pol *pol, uint32_t i, const struct pol_refs *r,
 }
 
 /* Decide one isolated page (§2.3 steps 1-7). */
-static enum outcome reclaim_one(struct pol *pol, uint32_t i,
-				struct scan_control *sc, struct scan_stat *st)
+enum outcome pol__reclaim_one(struct pol *pol, uint32_t i,
+			      struct scan_control *sc, struct scan_stat *st)
 {
 	struct pol_page *p = pg(pol, i);
 	struct pol_refs refs = { 0 };
@@ -218,7 +211,7 @@ static enum outcome reclaim_one(struct pol *pol, uint32_t i,
 }
 
 /* §2.3 step 8: give up the swap copy of a page that stays. */
-static void activate_prepare(struct pol *pol, uint32_t i)
+void pol__activate_prepare(struct pol *pol, uint32_t i)
 {
 	struct pol_page *p = pg(pol, i);
 
@@ -245,7 +238,7 @@ static uint64_t shrink_page_list(struct pol *pol, struct pol_list *isolated,
 		int type;
 
 		pol__list_del(pol, isolated, i);
-		switch (reclaim_one(pol, i, sc, st)) {
+		switch (pol__reclaim_one(pol, i, sc, st)) {
 		case O_FREED:
 			reclaimed++;
 			break;
@@ -253,7 +246,7 @@ static uint64_t shrink_page_list(struct pol *pol, struct pol_list *isolated,
 			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
 			break;
 		case O_ACTIVATE:
-			activate_prepare(pol, i);
+			pol__activate_prepare(pol, i);
 			type = page_is_file(p) ? TYPE_FILE : TYPE_ANON;
 			pol__lru_add(pol, i, lru_of(type, true), false);
 			st->nr_activate[type]++;
@@ -442,9 +435,14 @@ bool pol_page_pageout(struct pol *pol, uint32_t i)
 	struct scan_stat st = { .nr_pageout = 0 };
 	struct pol_list one;
 
-	if (p->lru >= POL_LRU_UNEVICTABLE)
+	if (p->lru >= POL_LRU_UNEVICTABLE && p->lru != POL_LRU_GEN)
 		return false;
 	pol__list_init(&one);
+	if (p->lru == POL_LRU_GEN) {
+		pol__gen_del(pol, i);
+		pol__list_add_tail(pol, &one, i);
+		return pol__lru_gen_reclaim_list(pol, &one, &sc) == 1;
+	}
 	pol__lru_del(pol, i);
 	pol__list_add_tail(pol, &one, i);
 	return shrink_page_list(pol, &one, &sc, &st) == 1;

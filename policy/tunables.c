@@ -13,7 +13,7 @@
 
 #include "internal.h"
 
-enum kind { K_BOOL, K_INT, K_INT64, K_ENUM };	/* K_INT64: int64_t field */
+enum kind { K_BOOL, K_INT, K_INT64, K_ENUM, K_LRU_GEN };	/* K_INT64: int64_t field */
 
 struct tunable {
 	const char *name;
@@ -116,6 +116,13 @@ static const struct tunable table[] = {
 	     "inodes with page cache stay off the inode LRU (5.16+)"),
 	BOOL("memory_recursiveprot", NULL, memory_recursiveprot,
 	     "cgroup2 memory_recursiveprot mount option"),
+	/* /sys/kernel/mm/lru_gen */
+	{ "lru_gen.enabled", "/sys/kernel/mm/lru_gen/enabled", K_LRU_GEN,
+	  F(lru_gen_enabled), 0, 0, NULL,
+	  "the multi-generational LRU: y, n or a mask (0x0001 the core; "
+	  "0x0002 and 0x0004 need a hardware accessed bit: accepted, not "
+	  "shown); switching moves every page between the two policies" },
+
 };
 
 #define NR_TUNABLES (sizeof(table) / sizeof(table[0]))
@@ -373,6 +380,8 @@ int pol_set(struct pol *pol, const char *key, const char *value,
 		*why = "unknown tunable (pager get lists them)";
 		return -ENOENT;
 	}
+	if (d->kind == K_LRU_GEN)
+		return pol__lru_gen_set_enabled(pol, value, why);
 	err = parse_value(d, value, &v, why);
 	if (err)
 		return err;
@@ -475,6 +484,13 @@ int pol_get(const struct pol *pol, const char *key, char *buf, size_t len)
 		return 0;
 	}
 	v = field_get(&pol->t, d);
+	if (d->kind == K_LRU_GEN) {
+		static const char hex[] = "0123456789abcdef";
+		char t[7] = { '0', 'x', '0', '0', '0', hex[v & 15], 0 };
+
+		fmt_str(buf, len, t);
+		return 0;
+	}
 	if (d->kind == K_BOOL)
 		fmt_str(buf, len, v ? "on" : "off");
 	else if (d->kind == K_ENUM)

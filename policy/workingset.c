@@ -33,7 +33,7 @@
 #define SHADOW_GROUP_SHIFT	2
 #define SHADOW_TS_SHIFT		18
 #define SHADOW_TS_BITS		44
-#define SHADOW_TS_MASK		((UINT64_C(1) << SHADOW_TS_BITS) - 1)
+#define SHADOW_TS_MASK		POL__SHADOW_MASK
 
 _Static_assert(SHADOW_TS_SHIFT + SHADOW_TS_BITS <= 62, "shadow too wide");
 _Static_assert(POL_MAX_GROUPS <= (1 << 16), "group id does not fit");
@@ -44,15 +44,15 @@ static bool legacy_lruvec(const struct pol *pol)
 	return pol->t.balance_mode != BAL_ROOT55;
 }
 
-static uint64_t pack_shadow(uint64_t ts, int group, bool workingset)
+uint64_t pol__pack_shadow(uint64_t ts, int group, bool workingset)
 {
 	return ((ts & SHADOW_TS_MASK) << SHADOW_TS_SHIFT) |
 	       ((uint64_t)group << SHADOW_GROUP_SHIFT) |
 	       ((uint64_t)workingset << 1) | 1;
 }
 
-static void unpack_shadow(uint64_t shadow, uint64_t *ts, int *group,
-			  bool *workingset)
+void pol__unpack_shadow(uint64_t shadow, uint64_t *ts, int *group,
+			bool *workingset)
 {
 	*ts = (shadow >> SHADOW_TS_SHIFT) & SHADOW_TS_MASK;
 	*group = (int)((shadow >> SHADOW_GROUP_SHIFT) & 0xffff);
@@ -80,6 +80,8 @@ uint64_t pol__workingset_eviction(struct pol *pol, uint32_t i, int root)
 	int g = legacy_lruvec(pol) ? p->group : root;
 	uint64_t nr = 1, ts;
 
+	if (pol__lru_gen_enabled(pol))
+		return pol__lru_gen_eviction(pol, i);
 	if (pol->t.ws_size_rule == WS_FILE_ACTIVE47 && !page_is_file(p))
 		return 0;	/* ≤5.8: no anon shadows */
 	if (pol->t.ws_legacy_age) {
@@ -89,7 +91,7 @@ uint64_t pol__workingset_eviction(struct pol *pol, uint32_t i, int root)
 		ts = pol__grp(pol, g)->lv.nonresident_age;
 		pol__workingset_age(pol, g, nr);
 	}
-	return pack_shadow(ts, g, p->flags & POL_PG_WORKINGSET);
+	return pol__pack_shadow(ts, g, p->flags & POL_PG_WORKINGSET);
 }
 
 /* How much of the workingset a refaulting page of @type may displace. */
@@ -125,7 +127,7 @@ bool pol__workingset_refault(struct pol *pol, uint32_t i, uint64_t shadow)
 	bool workingset;
 	int g;
 
-	unpack_shadow(shadow, &ts, &g, &workingset);
+	pol__unpack_shadow(shadow, &ts, &g, &workingset);
 	/* 6.6+: counted whether or not the shadow's group still exists. */
 	pol__count(pol, p->group, type == TYPE_FILE ? POL_WORKINGSET_REFAULT_FILE :
 	      POL_WORKINGSET_REFAULT_ANON, 1);

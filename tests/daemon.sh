@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=38
+plan=45
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -329,3 +329,35 @@ check "the daemon dies while a program runs: pager run says so (status $rc)" \
 	"$([ $rc != 0 ] &&
 	   echo "$out" | grep -q "the pager daemon died while 'sh' ran"; echo $?)" \
 	"$out"
+
+# ---- MGLRU: the self-verifying workloads under lru_gen, switched live ------
+start_daemon 8M --set lru_gen.enabled=y
+for t in passes fork mremap dontneed; do
+	out=$(prun "$VERIFY" --mb 32 "$t" 2>&1)
+	check "lru_gen.enabled=y: verify $t, 32 MiB under 8 MiB, every word right" $? "$out"
+done
+out=$("$PAGER" stat --socket "$sock" --lru-gen)
+check "pager stat --lru-gen prints debugfs lru_gen: a memcg line, a node line, seq lines" \
+	"$(echo "$out" | awk 'NR == 1 && /^memcg +1 \/$/ { m = 1 } NR == 2 && /^ node +0$/ { n = 1 }
+		NR > 2 && NF == 4 { s++ } END { exit !(m && n && s >= 2) }'; echo $?)" "$out"
+# Switched back and forth under a running program: every page changes
+# lists each time, none lost (the words still check).
+prun "$VERIFY" --mb 32 --passes 20 passes > "$tmp/lg.out" 2>&1 &
+run=$!
+for v in n y n y; do
+	sleep 0.5
+	"$PAGER" set --socket "$sock" lru_gen.enabled=$v >/dev/null
+done
+wait "$run"
+check "lru_gen.enabled switched 4 times under verify: every word right" $? \
+	"$(cat "$tmp/lg.out")"
+e1=$("$PAGER" lru-gen --socket "$sock" '+ 1 0 999999' 2>&1)
+r1=$?
+e2=$("$PAGER" lru-gen --socket "$sock" '+ 1 0 3 junk' 2>&1)
+r2=$?
+e3=$("$PAGER" lru-gen --socket "$sock" '+ 1 0 3' 2>&1)
+r3=$?
+check "pager lru-gen: a future max_gen_nr and trailing junk are EINVAL, a past one ages" \
+	"$([ $r1 != 0 ] && [ $r2 != 0 ] && [ $r3 = 0 ] &&
+	   echo "$e1$e2" | grep -q EINVAL; echo $?)" "$e1 / $e2 / $e3"
+stop_daemon

@@ -25,13 +25,14 @@ done
 
 flip() {	# random tunables, once a second
 	while :; do
-		case $(( $(od -An -N1 -tu1 /dev/urandom) % 6 )) in
+		case $(( $(od -An -N1 -tu1 /dev/urandom) % 7 )) in
 		0) kv="use_once_mapped=$(shuf -n1 -e on off)" ;;
 		1) kv="refault_scan_anon=$(shuf -n1 -e on off)" ;;
 		2) kv="vm.swappiness=$(shuf -n1 -e 0 10 60 100 200)" ;;
 		3) kv="read_ahead_kb=$(shuf -n1 -e 0 4 128 1024)" ;;
 		4) kv="fault_around_bytes=$(shuf -n1 -e 4096 65536 262144)" ;;
 		5) kv="vm.page-cluster=$(shuf -n1 -e 0 3 6)" ;;
+		6) kv="lru_gen.enabled=$(shuf -n1 -e y n)" ;;
 		esac
 		"$PAGER" set --socket "$sock" "$kv" >/dev/null 2>&1
 		sleep 1

@@ -116,11 +116,13 @@ int cmd_stat(int argc, char **argv)
 {
 	static const char usage[] =
 		"usage: pager stat [--socket PATH] [--group NAME | --pid PID | "
-		"--phases |\n                  --pressure]\n"
+		"--phases |\n                  --pressure | --lru-gen | --lru-gen-full]\n"
 		"--phases: each phase's counters (phase.NAME.ITEM), between the "
 		"marks of\n`pager phase` and programs' pager_phase().\n"
 		"--pressure: memory.pressure's two lines (some, full), as the "
-		"kernel's PSI.\n";
+		"kernel's PSI.\n"
+		"--lru-gen, --lru-gen-full: /sys/kernel/debug/lru_gen and "
+		"lru_gen_full, as\nthe kernel prints them (lru_gen.enabled=y).\n";
 	char sock[108], line[256];
 
 	socket_arg(&argc, argv, sock, sizeof(sock));
@@ -134,8 +136,32 @@ int cmd_stat(int argc, char **argv)
 		snprintf(line, sizeof(line), "stat phases");
 	else if (argc == 2 && !strcmp(argv[1], "--pressure"))
 		snprintf(line, sizeof(line), "stat pressure");
+	else if (argc == 2 && !strcmp(argv[1], "--lru-gen"))
+		snprintf(line, sizeof(line), "lru_gen show");
+	else if (argc == 2 && !strcmp(argv[1], "--lru-gen-full"))
+		snprintf(line, sizeof(line), "lru_gen show full");
 	else
 		return pgr_usage_error(usage, NULL);
+	return request(sock, line);
+}
+
+int cmd_lru_gen(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: pager lru-gen [--socket PATH] COMMAND\n"
+		"Writes COMMAND to MGLRU's /sys/kernel/debug/lru_gen:\n"
+		"  '+ memcg_id node_id max_gen_nr [swappiness [force_scan]]' "
+		"ages,\n"
+		"  '- memcg_id node_id min_gen_nr [swappiness [nr_to_reclaim]]' "
+		"evicts;\nseveral separated by ',' or ';'. memcg_id is a group's "
+		"(pager stat --lru-gen),\nnode_id 0. Needs lru_gen.enabled=y.\n";
+	char sock[108], line[300];
+
+	socket_arg(&argc, argv, sock, sizeof(sock));
+	if (argc != 2 || !strcmp(argv[1], "--help") || strlen(argv[1]) > 250 ||
+	    strchr(argv[1], '\n'))
+		return pgr_usage_error(usage, NULL);
+	snprintf(line, sizeof(line), "lru_gen cmd %s", argv[1]);
 	return request(sock, line);
 }
 

@@ -22,6 +22,7 @@ int cmd_get(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_vmstat(int argc, char **argv);
 int cmd_reclaim(int argc, char **argv);
+int cmd_lru_gen(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
 int cmd_trace(int argc, char **argv);

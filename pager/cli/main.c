@@ -21,6 +21,7 @@ static const struct {
 	{ "stat", cmd_stat, "counters, in total, per group or per process" },
 	{ "vmstat", cmd_vmstat, "counters over time, as vmstat(8)" },
 	{ "reclaim", cmd_reclaim, "reclaim memory now, as memory.reclaim" },
+	{ "lru-gen", cmd_lru_gen, "age or evict MGLRU generations, as debugfs lru_gen" },
 	{ "idle", cmd_idle, "mark pages idle, as page_idle" },
 	{ "trace", cmd_trace, "stream reclaim events as mm_vmscan_* lines" },
 	{ "phase", cmd_phase, "mark a phase in the record and the trace" },

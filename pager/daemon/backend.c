@@ -33,6 +33,7 @@
 #include <sys/uio.h>
 
 #include "../lib/log.h"
+#include "../lib/util.h"
 #include "pgr.h"
 #include "arm.h"
 #include "backend.h"
@@ -262,6 +263,13 @@ static void be_free_inode(void *ctx, uint32_t ino)
 	pgr_file_free_inode(P(ctx), ino);
 }
 
+/* MGLRU's clock: the monotonic one, in ms. */
+static uint64_t be_now_ms(void *ctx)
+{
+	(void)ctx;
+	return (uint64_t)(pgr_now() * 1e3);
+}
+
 const struct pol_backend pgr_backend = {
 	.young = be_young,
 	.young_clear = be_young_clear,
@@ -275,6 +283,7 @@ const struct pol_backend pgr_backend = {
 	.invalidate_inode = be_invalidate_inode,
 	.free_inode = be_free_inode,
 	.event = be_event,
+	.now_ms = be_now_ms,
 };
 
 /* ---- after a reclaim: tell the agents ---------------------------------- */

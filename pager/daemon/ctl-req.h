@@ -94,5 +94,7 @@ static inline struct client *own(struct req *r)
 
 /* ctl-file.c: the commands about files; false if @r is none of them. */
 bool pgr_ctl_file(struct req *r);
+/* ctl-lru-gen.c: MGLRU's debugfs commands; false if @r is none. */
+bool pgr_ctl_lru_gen(struct req *r);
 
 #endif /* PGR_DAEMON_CTL_REQ_H */

@@ -679,7 +679,7 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_adopt(&r, true);
 	else if (!strcmp(cmd, "reserve"))
 		cmd_reserve(&r);
-	else if (pgr_ctl_file(&r))
+	else if (pgr_ctl_file(&r) || pgr_ctl_lru_gen(&r))
 		;
 	else if (!strcmp(cmd, "trace"))
 		cmd_trace(&r);

@@ -249,7 +249,8 @@ static enum pgr_served first_touch(struct pgr *p, struct client *c,
 	}
 	r = &p->regions[rid];
 	for (uint32_t k = 0; k < n; k++) {
-		struct pol_add how = { .anon = true, .inode = POL_NONE };
+		struct pol_add how = { .anon = true, .fault = true,
+				       .inode = POL_NONE };
 
 		if (k >= (uint32_t)done) {
 			pol_page_free(p->pol, pages[k]);
@@ -330,7 +331,8 @@ static int start_read(struct pgr *p, struct client *c, uint32_t rid,
 {
 	uint32_t slot = sl_swap(p->regions[rid].slot[off]);
 	bool keep = !write && !pgr_swap_half_full(p);
-	struct pol_add how = { .anon = true, .swapin = true, .swapcache = keep,
+	struct pol_add how = { .anon = true, .swapin = true, .fault = true,
+			       .swapcache = keep,
 			       .dirty = !keep, .inode = POL_NONE };
 	uint32_t buf = pgr_buf_get(p);
 
@@ -538,7 +540,7 @@ static enum pgr_served take_foreign(struct pgr *p, struct client *c,
 	struct uffdio_writeprotect u = {
 		.range = { r->start + (uint64_t)off * PGR_PAGE, PGR_PAGE },
 	};
-	struct pol_add how = { .anon = true, .dirty = true,
+	struct pol_add how = { .anon = true, .dirty = true, .fault = true,
 			       .inode = POL_NONE };
 	enum pgr_served s;
 	uint32_t i;

@@ -97,7 +97,8 @@ static enum pgr_served cow(struct pgr *p, struct client *c, uint32_t rid,
 	struct region *r = &p->regions[rid];
 	struct finode *fi = F(p, r->inode);
 	uint64_t pg = r->pgoff + off, addr = region_addr(r, off);
-	struct pol_add how = { .anon = true, .dirty = true, .inode = POL_NONE };
+	struct pol_add how = { .anon = true, .dirty = true, .fault = true,
+			       .inode = POL_NONE };
 	enum pgr_served s;
 	uint32_t a;
 	int err;
@@ -284,7 +285,8 @@ static int start_read(struct pgr *p, struct client *c, uint32_t ino,
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = pages[k];
 		uint64_t pg = first + k;
-		struct pol_add how = { .inode = ino, .shadow = fi->shadow[pg] };
+		struct pol_add how = { .inode = ino, .fault = true,
+				       .shadow = fi->shadow[pg] };
 		struct dpage *d = &p->pages[i];
 
 		d->region = ino;

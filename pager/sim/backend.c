@@ -460,7 +460,8 @@ static uint32_t be_invalidate_inode(void *ctx, uint32_t ino)
 			continue;
 		i = slot_page(n->slot[off]);
 		if ((spage(s, i)->pol.flags & (POL_PG_DIRTY | POL_PG_WRITEBACK)) ||
-		    spage(s, i)->pol.lru >= POL_LRU_UNEVICTABLE ||
+		    (spage(s, i)->pol.lru >= POL_LRU_UNEVICTABLE &&
+		     spage(s, i)->pol.lru != POL_LRU_GEN) ||
 		    sim_page_mapped(s, i))
 			continue;
 		pol_page_free(s->pol, i);

@@ -183,7 +183,7 @@ static int new_anon(struct sim *s, uint32_t r, uint32_t off, bool write,
 		    uint32_t swap_slot)
 {
 	int group = proc_group(s, r);
-	struct pol_add how = { .anon = true, .inode = POL_NONE };
+	struct pol_add how = { .anon = true, .fault = true, .inode = POL_NONE };
 	uint32_t i = alloc_page(s, group, s->regions[r].proc);
 
 	if (i == T_NONE)
@@ -291,7 +291,9 @@ static uint32_t cache_page(struct sim *s, uint32_t ino, uint32_t off,
 {
 	struct sim_inode *n = &s->inodes[ino];
 	uint64_t v = n->slot[off];
-	struct pol_add how = { .inode = ino, .write = pure_write };
+	/* A mapped access (@proc) faults it in; read() does not. */
+	struct pol_add how = { .inode = ino, .write = pure_write,
+			       .fault = proc != T_NONE };
 	uint32_t i;
 
 	if (slot_tag(v) == SLOT_PAGE)
@@ -682,6 +684,19 @@ static int do_set(struct sim *s, const struct ev *e)
 	return 0;
 }
 
+static int do_lru_gen(struct sim *s, const struct ev *e)
+{
+	const char *cmd = s->t->strings[e->off], *why = NULL;
+	int err = pol_lru_gen_cmd(s->pol, cmd, &why);
+
+	if (err) {
+		snprintf(s->err, sizeof(s->err), "lru_gen %s: %s (%s)", cmd,
+			 why ? why : "failed", strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
 static int step(struct sim *s, const struct ev *e)
 {
 	switch (e->op) {
@@ -724,6 +739,8 @@ static int step(struct sim *s, const struct ev *e)
 		return 0;
 	case EV_RECLAIM:
 		return do_reclaim(s, e);
+	case EV_LRU_GEN:
+		return do_lru_gen(s, e);
 	}
 	snprintf(s->err, sizeof(s->err), "corrupt event %u", e->op);
 	return -1;

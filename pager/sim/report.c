@@ -131,7 +131,7 @@ static uint32_t page_states(const struct sim *s, const struct t_expect *x)
 
 		if (x->file)
 			mapped = sim_page_mapped(s, i);
-		if (p->lru == POL_LRU_ACTIVE_ANON || p->lru == POL_LRU_ACTIVE_FILE)
+		if (pol_page_active(s->pol, i))
 			st |= ST_ACTIVE;
 		else if (p->lru == POL_LRU_UNEVICTABLE)
 			st |= ST_UNEVICTABLE;

@@ -389,6 +389,28 @@ static int cmd_set(struct cmd *c)
 	return tb_string(c->b, EV_SET, c->argv[1]);
 }
 
+/* lru_gen + MEMCG NODE SEQ [...] | lru_gen - MEMCG NODE SEQ [...]: the
+ * debugfs commands (docs/trace.md) */
+static int cmd_lru_gen(struct cmd *c)
+{
+	char text[256];
+	size_t n = 0;
+
+	if (c->argc < 5)
+		return bad(c, "expected '+ memcg_id node_id max_gen_nr ...' or "
+			   "'- memcg_id node_id min_gen_nr ...'");
+	for (int i = 1; i < c->argc; i++) {
+		size_t k = strlen(c->argv[i]);
+
+		if (n + k + 2 > sizeof(text))
+			return bad(c, "too long");
+		memcpy(text + n, c->argv[i], k);
+		n += k;
+		text[n++] = i + 1 < c->argc ? ' ' : 0;
+	}
+	return tb_string(c->b, EV_LRU_GEN, text);
+}
+
 static uint32_t group_or_root(struct cmd *c, const char *name, int *err)
 {
 	uint32_t g = tb_group_find(c->b, name);
@@ -564,6 +586,7 @@ int tb_text_line(struct tb *b, char *text, unsigned int line)
 		{ "fork", cmd_fork }, { "exit", cmd_exit },
 		{ "phase", cmd_phase }, { "set", cmd_set },
 		{ "reclaim", cmd_reclaim }, { "expect", cmd_expect },
+		{ "lru_gen", cmd_lru_gen },
 	};
 	char *argv[MAX_TOKENS];
 	struct cmd c = { b, 0, argv };

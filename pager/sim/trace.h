@@ -40,6 +40,7 @@ enum ev_op {
 	EV_SET,		/* off index into trace.strings: "key=value" */
 	EV_EXPECT,	/* off index into trace.expects */
 	EV_RECLAIM,	/* aux enum t_reclaim, obj group, off lru, len pages */
+	EV_LRU_GEN,	/* off index into trace.strings: an lru_gen command */
 };
 
 enum { EVF_WRITE = 1, EVF_FINAL = 2, EVF_FULLPAGE = 4 };
