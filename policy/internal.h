@@ -118,6 +118,7 @@ struct tunables {
 	int keep_cached_off_lru;	/* 5.16 inode rule */
 	int memory_recursiveprot;
 	int lru_gen_enabled;		/* LRU_GEN_CORE: MGLRU is the policy */
+	int lru_gen_min_ttl_ms;		/* 0: off */
 };
 
 struct pol {
@@ -145,6 +146,7 @@ struct pol {
 	uint64_t nr_live_inodes;
 
 	bool kswapd_woken;
+	bool kswapd_oom;		/* MGLRU's min_ttl_ms asked for a kill */
 	unsigned int kswapd_failures;
 	unsigned int no_progress_loops;	/* allocator retries, §6.6 */
 };
@@ -308,6 +310,7 @@ int pol__lru_gen_set_enabled(struct pol *pol, const char *value,
 bool pol__lru_gen_shrink_lruvec(struct pol *pol, int group,
 				struct scan_control *sc);
 void pol__lru_gen_shrink_node(struct pol *pol, struct scan_control *sc);
+void pol__lru_gen_age_node(struct pol *pol, struct scan_control *sc);
 uint64_t pol__lru_gen_reclaim_list(struct pol *pol, struct pol_list *list,
 				   struct scan_control *sc);
 int pol__lru_gen_swappiness(const struct pol *pol, const struct scan_control *sc);

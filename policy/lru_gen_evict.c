@@ -393,6 +393,48 @@ static bool should_abort_scan(const struct pol *pol,
 	return pol_free_pages(pol) > pol->wmark_high + MIN_LRU_BATCH;
 }
 
+/* lruvec_is_sizable(): evictable pages, >> priority. */
+static bool is_sizable(const struct pol *pol, int group,
+		       const struct scan_control *sc, int s)
+{
+	const struct lru_gen *g = &pol__grp(pol, group)->lv.lrugen;
+	uint64_t total = 0;
+
+	for (int type = first_type(s); type <= last_type(s); type++)
+		for (uint64_t seq = g->min_seq[type]; seq <= g->max_seq; seq++)
+			total += g->lists[pol__gen_from_seq(seq)][type].nr;
+	return total >> sc->priority;
+}
+
+/*
+ * lru_gen_age_node() (§5.1), kswapd's at each priority: with min_ttl_ms,
+ * unless some group above its memory.min, big enough to help, has an
+ * oldest evictable generation born min_ttl_ms ago or earlier, it asks for
+ * the OOM killer (pol_kswapd_oom()). Eviction itself never waits for the
+ * age. Without the caller's clock there is no age: nothing is asked.
+ */
+void pol__lru_gen_age_node(struct pol *pol, struct scan_control *sc)
+{
+	uint64_t min_ttl = (uint64_t)pol->t.lru_gen_min_ttl_ms;
+	uint64_t now = pol__lru_gen_now(pol);
+	int s = pol__lru_gen_swappiness(pol, sc);
+
+	if (!min_ttl || !pol->be->now_ms)
+		return;
+	for (int gr = POL_ROOT; gr >= 0; gr = pol__group_next(pol, gr, POL_ROOT)) {
+		const struct lru_gen *g = &pol__grp(pol, gr)->lv.lrugen;
+		uint64_t birth;
+
+		pol__calculate_protection(pol, POL_ROOT, gr);
+		if (below_min(pol, POL_ROOT, gr) || !is_sizable(pol, gr, sc, s))
+			continue;
+		birth = g->timestamps[pol__gen_from_seq(pol__evictable_min_seq(g, s))];
+		if (birth + min_ttl < now)
+			return;		/* reclaimable */
+	}
+	pol->kswapd_oom = true;
+}
+
 /* try_to_shrink_lruvec(): true if it aged (the group goes young). */
 bool pol__lru_gen_shrink_lruvec(struct pol *pol, int group,
 				struct scan_control *sc)

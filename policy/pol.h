@@ -343,6 +343,10 @@ bool pol_kswapd_wanted(const struct pol *pol);
 /* One kswapd run (balance_pgdat): reclaim until free pages reach the high
  * watermark or priority 1 is exhausted. Return pages reclaimed. */
 uint64_t pol_kswapd(struct pol *pol);
+/* Did the last pol_kswapd() call the OOM killer (MGLRU's min_ttl_ms: no
+ * group has an old enough generation)? Reading clears it; the caller
+ * kills as out_of_memory() would, not while a victim is still exiting. */
+bool pol_kswapd_oom(struct pol *pol);
 /* After a run kswapd naps; @woken_early says whether an allocation woke it
  * during the nap. Counts kswapd_{low,high}_wmark_hit_quickly; return true
  * if kswapd may sleep until woken. */

@@ -327,7 +327,11 @@ static bool balanced(const struct pol *pol)
 static void kswapd_age_node(struct pol *pol, struct scan_control *sc)
 {
 	/* MGLRU ages as it evicts; kswapd checks min_ttl_ms only (§5.1). */
-	if (pol__lru_gen_enabled(pol) || !pol__anon_aging_possible(pol))
+	if (pol__lru_gen_enabled(pol)) {
+		pol__lru_gen_age_node(pol, sc);
+		return;
+	}
+	if (!pol__anon_aging_possible(pol))
 		return;
 	if (!legacy(pol) && !pol__inactive_is_low(pol, POL_ROOT, TYPE_ANON, true))
 		return;
@@ -383,6 +387,14 @@ restart:
 out:
 	pol__snapshot_refaults(pol, POL_ROOT);
 	return sc.nr_reclaimed;
+}
+
+bool pol_kswapd_oom(struct pol *pol)
+{
+	bool oom = pol->kswapd_oom;
+
+	pol->kswapd_oom = false;
+	return oom;
 }
 
 bool pol_kswapd_wanted(const struct pol *pol)

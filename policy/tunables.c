@@ -122,6 +122,10 @@ static const struct tunable table[] = {
 	  "the multi-generational LRU: y, n or a mask (0x0001 the core; "
 	  "0x0002 and 0x0004 need a hardware accessed bit: accepted, not "
 	  "shown); switching moves every page between the two policies" },
+	INT("lru_gen.min_ttl_ms", "/sys/kernel/mm/lru_gen/min_ttl_ms",
+	    lru_gen_min_ttl_ms, 0, 2147483647,
+	    "MGLRU: kswapd asks for an OOM kill when no group's oldest "
+	    "generation is this old (ms; 0: never; needs the caller's clock)"),
 
 };
 

@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=45
+plan=46
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -360,4 +360,14 @@ r3=$?
 check "pager lru-gen: a future max_gen_nr and trailing junk are EINVAL, a past one ages" \
 	"$([ $r1 != 0 ] && [ $r2 != 0 ] && [ $r3 = 0 ] &&
 	   echo "$e1$e2" | grep -q EINVAL; echo $?)" "$e1 / $e2 / $e3"
+stop_daemon
+# min_ttl_ms is an OOM trigger: no generation can be that old, so kswapd's
+# first run under pressure asks for a kill (min_ttl_ms 0: verify passes,
+# above)
+start_daemon 8M --set lru_gen.enabled=y --set lru_gen.min_ttl_ms=2000000000
+prun "$VERIFY" --mb 32 passes > "$tmp/ttl.out" 2>&1
+rc=$?
+kills=$(stat_of oom_kill)
+check "lru_gen.min_ttl_ms longer than any generation lived: the program is OOM-killed (status $rc, oom_kill $kills)" \
+	"$([ "$rc" = 137 ] && [ "$kills" = 1 ]; echo $?)" "$(cat "$tmp/ttl.out")"
 stop_daemon

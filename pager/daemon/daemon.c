@@ -45,6 +45,7 @@
 #include "ftable.h"
 #include "knobs.h"
 #include "notify.h"
+#include "oom.h"
 #include "page.h"
 #include "proactive.h"
 #include "record.h"
@@ -66,6 +67,8 @@ static void background(struct pgr *p)
 	if (pol_kswapd_wanted(p->pol) && !pgr_in_flight(p)) {
 		pol_kswapd(p->pol);
 		pol_kswapd_sleep(p->pol, false);
+		if (pol_kswapd_oom(p->pol))	/* lru_gen.min_ttl_ms */
+			pgr_oom(p, POL_ROOT, NULL);
 	}
 	pgr_flush_asks(p);
 	if (p->reclaims)
