@@ -66,16 +66,22 @@ static int make_zipf(struct trace *t)
 	return err;
 }
 
+/* The policy library under @set (NULL: the defaults, the classic LRU). */
 static double run_linux(const struct trace *t, uint32_t budget,
-			uint64_t *misses)
+			uint64_t *misses, const char *set)
 {
 	struct sim_opts o = { .budget = budget, .swap = PAGES };
 	char err[256];
 	struct sim *s = sim_create(t, &o, err, sizeof(err));
+	const char *why = NULL;
 	double t0, t1;
 
 	if (!s) {
 		fprintf(stderr, "bench: %s\n", err);
+		exit(1);
+	}
+	if (set && sim_set(s, set, &why)) {
+		fprintf(stderr, "bench: %s: %s\n", set, why);
 		exit(1);
 	}
 	t0 = now();
@@ -187,24 +193,31 @@ int main(void)
 		fprintf(stderr, "bench: %s\n", t.err);
 		return 1;
 	}
-	printf("%-8s %12s %8s %12s %8s %14s\n", "budget", "linux M ev/s",
-	       "misses", "LRU M ev/s", "misses", "linux/LRU speed");
+	printf("%-8s %12s %8s %12s %8s %14s %12s %8s %11s\n", "budget",
+	       "linux M ev/s", "misses", "LRU M ev/s", "misses",
+	       "linux/LRU speed", "MGLRU M ev/s", "misses", "MGLRU/linux");
 	for (size_t b = 0; b < sizeof(budgets) / sizeof(*budgets); b++) {
-		double best_linux = 1e9, best_lru = 1e9;
-		uint64_t m_linux = 0, m_lru = 0;
+		double best_linux = 1e9, best_lru = 1e9, best_gen = 1e9;
+		uint64_t m_linux = 0, m_lru = 0, m_gen = 0;
 
 		for (int k = 0; k < 3; k++) {
-			double a = run_linux(&t, budgets[b], &m_linux);
+			double a = run_linux(&t, budgets[b], &m_linux, NULL);
 			double c = run_lru(&t, budgets[b], &m_lru);
+			double g = run_linux(&t, budgets[b], &m_gen,
+					     "lru_gen.enabled=y");
 
 			best_linux = a < best_linux ? a : best_linux;
 			best_lru = c < best_lru ? c : best_lru;
+			best_gen = g < best_gen ? g : best_gen;
 		}
-		printf("%6.1f G %12.1f %7.1f%% %12.1f %7.1f%% %14.2f\n",
+		printf("%6.1f G %12.1f %7.1f%% %12.1f %7.1f%% %14.2f %12.1f "
+		       "%7.1f%% %11.2f\n",
 		       budgets[b] / 262144.0, (double)t.nr_ev / best_linux / 1e6,
 		       100.0 * (double)m_linux / REFS,
 		       (double)t.nr_ev / best_lru / 1e6,
-		       100.0 * (double)m_lru / REFS, best_lru / best_linux);
+		       100.0 * (double)m_lru / REFS, best_lru / best_linux,
+		       (double)t.nr_ev / best_gen / 1e6,
+		       100.0 * (double)m_gen / REFS, best_linux / best_gen);
 	}
 	printf("goals: >= 20 M events/s, >= 0.5 of the LRU loop's speed "
 	       "(compulsory misses alone are %.1f%%)\n",
