@@ -119,6 +119,7 @@ struct tunables {
 	int memory_recursiveprot;
 	int lru_gen_enabled;		/* LRU_GEN_CORE: MGLRU is the policy */
 	int lru_gen_min_ttl_ms;		/* 0: off */
+	int lru_gen_look_around;
 };
 
 struct pol {
@@ -311,6 +312,8 @@ bool pol__lru_gen_shrink_lruvec(struct pol *pol, int group,
 				struct scan_control *sc);
 void pol__lru_gen_shrink_node(struct pol *pol, struct scan_control *sc);
 void pol__lru_gen_age_node(struct pol *pol, struct scan_control *sc);
+void pol__lru_gen_look_around(struct pol *pol, uint32_t i,
+			      const struct scan_control *sc);
 uint64_t pol__lru_gen_reclaim_list(struct pol *pol, struct pol_list *list,
 				   struct scan_control *sc);
 int pol__lru_gen_swappiness(const struct pol *pol, const struct scan_control *sc);

@@ -193,6 +193,59 @@ bool pol__lru_gen_set_refs(struct pol_page *p)
 	return true;
 }
 
+/*
+ * lru_gen_look_around() (§2.6): page @i was found young at eviction; the
+ * pages around it in its mapping have their young bits tested and cleared
+ * at the same time, as the rmap walk's page table is at hand. Only pages
+ * on a generation list count (get_pfn_folio(): an isolated one, of the
+ * batch being reclaimed, is left for its own check). A young one is
+ * updated as by kswapd's walker (folio_update_gen(): PG_referenced at its
+ * first sighting, then PG_workingset and max_seq), or without a walker
+ * (direct reclaim) as lru_gen_set_refs() and folio_activate() do. The
+ * kernel only marks the generation in the page's flags and lets the sort
+ * move it; here it moves to max_seq at once (a list holds one
+ * generation), where the sort would have put it.
+ */
+void pol__lru_gen_look_around(struct pol *pol, uint32_t i,
+			      const struct scan_control *sc)
+{
+	uint32_t nb[64], n;
+
+	if (!pol->t.lru_gen_look_around || !pol->be->neighbours)
+		return;
+	n = pol->be->neighbours(pol->ctx, i, nb);
+	for (uint32_t k = 0; k < n && k < 64; k++) {
+		struct pol_page *q = pg(pol, nb[k]);
+		struct pol_refs r = { 0 };
+		unsigned int young_gen;
+
+		if (q->lru != POL_LRU_GEN)
+			continue;
+		pol->be->young(pol->ctx, nb[k], &r);
+		if (!r.young || r.contended)
+			continue;
+		if (r.kept && pol->be->young_clear)
+			pol->be->young_clear(pol->ctx, nb[k]);
+		young_gen = pol__gen_from_seq(
+			pol__grp(pol, q->group)->lv.lrugen.max_seq);
+		if (sc->kswapd) {
+			/* folio_update_gen() */
+			if (!(q->flags & (POL_PG_REFERENCED | POL_PG_WORKINGSET))) {
+				q->flags |= POL_PG_REFERENCED;
+				q->spare[1] = 0;
+				continue;
+			}
+			clear_refs(q);
+			q->flags |= POL_PG_WORKINGSET;
+			if (q->spare[0] != young_gen)
+				pol__gen_move(pol, nb[k], young_gen, false);
+		} else if (pol__lru_gen_set_refs(q) && q->spare[0] != young_gen) {
+			pol__gen_move(pol, nb[k], young_gen, false);
+			pol__count(pol, q->group, POL_PGACTIVATE, 1);
+		}
+	}
+}
+
 /* lru_gen_clear_refs(): MADV_COLD, deactivation, lazyfree. */
 void pol__lru_gen_clear_refs(struct pol_page *p)
 {

@@ -198,6 +198,11 @@ struct pol_backend {
 	 * min_ttl_ms): the simulator's is its trace's, the daemon's the
 	 * monotonic clock. Without it every age reads 0. */
 	uint64_t (*now_ms)(void *ctx);
+	/* Optional (MGLRU's look-around, lru_gen.look_around): the pages
+	 * mapped around @page in the same mapping, within its 2 MiB (one
+	 * page table) and at most 64 pages wide, @page itself left out:
+	 * their indices into @out (room for 64), and how many. */
+	uint32_t (*neighbours)(void *ctx, uint32_t page, uint32_t *out);
 };
 
 /* ---- setup -------------------------------------------------------------- */

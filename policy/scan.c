@@ -172,6 +172,8 @@ enum outcome pol__reclaim_one(struct pol *pol, uint32_t i,
 		p->flags |= POL_PG_MLOCKED;
 		return O_UNEVICTABLE;
 	}
+	if (refs.young && pol__lru_gen_enabled(pol))
+		pol__lru_gen_look_around(pol, i, sc);
 	if (!sc->ignore_references)
 		v = pol__check_references(pol, p, &refs);
 	clear_kept(pol, i, &refs, v == V_ACTIVATE);

@@ -122,6 +122,10 @@ static const struct tunable table[] = {
 	  "the multi-generational LRU: y, n or a mask (0x0001 the core; "
 	  "0x0002 and 0x0004 need a hardware accessed bit: accepted, not "
 	  "shown); switching moves every page between the two policies" },
+	BOOL("lru_gen.look_around", NULL, lru_gen_look_around,
+	     "MGLRU: a young page at eviction has the young bits of up to 64 "
+	     "pages around it tested and cleared, the young ones promoted "
+	     "(lru_gen_look_around; off: the pager's measure of its cost)"),
 	INT("lru_gen.min_ttl_ms", "/sys/kernel/mm/lru_gen/min_ttl_ms",
 	    lru_gen_min_ttl_ms, 0, 2147483647,
 	    "MGLRU: kswapd asks for an OOM kill when no group's oldest "
@@ -135,6 +139,7 @@ void pol__tunables_init(struct tunables *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->swappiness = 60;
+	t->lru_gen_look_around = 1;
 	t->watermark_scale_factor = 10;
 	t->min_free_kbytes = -1;
 	t->vfs_cache_pressure = 100;

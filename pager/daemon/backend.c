@@ -263,6 +263,46 @@ static void be_free_inode(void *ctx, uint32_t ino)
 	pgr_file_free_inode(P(ctx), ino);
 }
 
+/*
+ * MGLRU's look-around window (lru_gen_look_around()): the page table of
+ * @i's address, clipped to its mapping and to 64 pages around it. Anon
+ * pages only: a file page's mappings are its inode's, not a region's.
+ */
+static uint32_t be_neighbours(void *ctx, uint32_t i, uint32_t *out)
+{
+	struct pgr *p = P(ctx);
+	const struct dpage *d = &p->pages[i];
+	const struct region *r;
+	uint64_t pmd = 512, lo, hi, n = 0;
+
+	if (orphan(p, i) || is_file(p, i))
+		return 0;
+	r = &p->regions[d->region];
+	lo = (r->start / PGR_PAGE + d->off) & ~(pmd - 1);
+	hi = lo + pmd;
+	lo = lo > r->start / PGR_PAGE ? lo : r->start / PGR_PAGE;
+	hi = hi < r->end / PGR_PAGE ? hi : r->end / PGR_PAGE;
+	if (hi - lo > 64) {
+		uint64_t at = r->start / PGR_PAGE + d->off;
+
+		if (at - lo < 32)
+			hi = lo + 64;
+		else if (hi - at < 32)
+			lo = hi - 64;
+		else {
+			lo = at - 32;
+			hi = at + 32;
+		}
+	}
+	for (uint64_t pg = lo; pg < hi; pg++) {
+		uint64_t v = r->slot[pg - r->start / PGR_PAGE];
+
+		if (sl_tag(v) == SL_PAGE && sl_page(v) != i)
+			out[n++] = sl_page(v);
+	}
+	return (uint32_t)n;
+}
+
 /* MGLRU's clock: the monotonic one, in ms. */
 static uint64_t be_now_ms(void *ctx)
 {
@@ -284,6 +324,7 @@ const struct pol_backend pgr_backend = {
 	.free_inode = be_free_inode,
 	.event = be_event,
 	.now_ms = be_now_ms,
+	.neighbours = be_neighbours,
 };
 
 /* ---- after a reclaim: tell the agents ---------------------------------- */

@@ -504,6 +504,44 @@ static void be_prefetch(void *ctx, uint32_t i)
 	}
 }
 
+/*
+ * MGLRU's look-around window: 64 pages around @i in its region, within
+ * its 512-page block (a page table, as if the region began on one: the
+ * trace keeps no addresses). Anon pages only.
+ */
+static uint32_t be_neighbours(void *ctx, uint32_t i, uint32_t *out)
+{
+	struct sim *s = ctx;
+	const struct sim_page *p = spage(s, i);
+	const struct sim_region *r;
+	uint32_t lo, hi, n = 0;
+
+	if (!is_anon_page(p))
+		return 0;
+	r = &s->regions[p->obj];
+	if (!r->slot)
+		return 0;
+	lo = p->off & ~511u;
+	hi = lo + 512 < r->npages ? lo + 512 : r->npages;
+	if (hi - lo > 64) {
+		if (p->off - lo < 32)
+			hi = lo + 64;
+		else if (hi - p->off < 32)
+			lo = hi - 64;
+		else {
+			lo = p->off - 32;
+			hi = p->off + 32;
+		}
+	}
+	for (uint32_t o = lo; o < hi; o++) {
+		uint64_t v = r->slot[o];
+
+		if (slot_tag(v) == SLOT_PAGE && slot_page(v) != i)
+			out[n++] = slot_page(v);
+	}
+	return n;
+}
+
 const struct pol_backend sim_backend = {
 	.prefetch = be_prefetch,
 	.young = be_young,
@@ -516,4 +554,5 @@ const struct pol_backend sim_backend = {
 	.free_inode = be_free_inode,
 	.shadow_nodes = be_shadow_nodes,
 	.shadow_shrink = be_shadow_shrink,
+	.neighbours = be_neighbours,
 };
