@@ -133,8 +133,13 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client)
 	int64_t best = 0;
 	char name[96];
 
-	if (p->oom_victim && kill(p->oom_victim, 0) == 0)
-		return;		/* one kill at a time: wait for it to go */
+	/* One kill at a time: wait for the victim to go, until the daemon
+	 * has seen it go (its client freed, its pages with it). A process
+	 * dead and not yet reaped here would be chosen again, its pages
+	 * still counted, and the kill counted twice. */
+	if (p->oom_victim && (kill(p->oom_victim, 0) == 0 ||
+			      pgr_client_find(p, p->oom_victim)))
+		return;
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
 		struct client *c = &p->clients[k];
 		/* Its RSS as the kernel counts it: the pages it shares
@@ -145,6 +150,8 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client)
 
 		if (!c->used || c->pid <= 0 || !in_group(p, c->group, group))
 			continue;
+		if (kill(c->pid, 0) && errno == ESRCH)
+			continue;	/* exiting: its memory is on its way */
 		/* oom_badness(): oom_score_adj in thousandths of the
 		 * memory; -1000 is never chosen. */
 		adj = oom_score_adj(c->pid);
