@@ -334,6 +334,9 @@ void pol__get_scan_count(struct pol *pol, int group, struct scan_control *sc,
 
 /* reclaim.c */
 void pol__shrink_node(struct pol *pol, struct scan_control *sc);
+/* @group below its effective memory.min (@low: memory.low) in reclaim
+ * rooted at @root; the root and the reclaim root never are. */
+bool pol__below(const struct pol *pol, int root, int group, bool low);
 uint64_t pol__do_try_to_free_pages(struct pol *pol, struct scan_control *sc);
 void pol__snapshot_refaults(struct pol *pol, int root);
 
@@ -345,5 +348,7 @@ void pol__setup_watermarks(struct pol *pol);
 
 /* tunables.c */
 void pol__tunables_init(struct tunables *t);
+/* @v in decimal into @buf (cut to fit, NUL-terminated). */
+void pol__fmt_u64(char *buf, size_t len, uint64_t v);
 
 #endif /* POL_INTERNAL_H */

@@ -117,22 +117,29 @@ uint64_t pol__page_seq(const struct pol *pol, const struct pol_page *p,
 	return seq > g->min_seq[type] ? seq : g->min_seq[type];
 }
 
-/* lru_gen_add_folio(): onto the generation of pol__page_seq(), at the
- * head (the newest end), or at the tail when @reclaiming. */
-void pol__gen_add(struct pol *pol, uint32_t i, bool active, bool reclaiming)
+/* Page @i onto generation @gen of its lruvec: at the head (the newest
+ * end), or at the tail. */
+static void gen_link(struct pol *pol, uint32_t i, unsigned int gen, bool tail)
 {
 	struct pol_page *p = pg(pol, i);
-	struct lru_gen *g = &pol__grp(pol, p->group)->lv.lrugen;
-	unsigned int gen = pol__gen_from_seq(pol__page_seq(pol, p, active,
-							    reclaiming));
-	struct pol_list *l = &g->lists[gen][ptype(p)];
+	struct pol_list *l =
+		&pol__grp(pol, p->group)->lv.lrugen.lists[gen][ptype(p)];
 
 	p->lru = POL_LRU_GEN;
 	p->spare[0] = (uint8_t)gen;
-	if (reclaiming)
+	if (tail)
 		pol__list_add_tail(pol, l, i);
 	else
 		pol__list_add_head(pol, l, i);
+}
+
+/* lru_gen_add_folio(): onto the generation of pol__page_seq(), at the
+ * head, or at the tail when @reclaiming. */
+void pol__gen_add(struct pol *pol, uint32_t i, bool active, bool reclaiming)
+{
+	gen_link(pol, i, pol__gen_from_seq(pol__page_seq(pol, pg(pol, i), active,
+							  reclaiming)),
+		 reclaiming);
 }
 
 void pol__gen_del(struct pol *pol, uint32_t i)
@@ -148,16 +155,8 @@ void pol__gen_del(struct pol *pol, uint32_t i)
  * or at the tail (@tail). */
 void pol__gen_move(struct pol *pol, uint32_t i, unsigned int gen, bool tail)
 {
-	struct pol_page *p = pg(pol, i);
-	struct pol_list *l = &pol__grp(pol, p->group)->lv.lrugen.lists[gen][ptype(p)];
-
 	pol__gen_del(pol, i);
-	p->lru = POL_LRU_GEN;
-	p->spare[0] = (uint8_t)gen;
-	if (tail)
-		pol__list_add_tail(pol, l, i);
-	else
-		pol__list_add_head(pol, l, i);
+	gen_link(pol, i, gen, tail);
 }
 
 /* ---- references --------------------------------------------------------- */

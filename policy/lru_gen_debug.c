@@ -39,16 +39,11 @@ static void put_s(struct out *o, const char *s)
 static void put_u(struct out *o, uint64_t v, int width)
 {
 	char t[24];
-	int k = 0;
 
-	do {
-		t[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (int pad = width - k; pad > 0; pad--)
+	pol__fmt_u64(t, sizeof(t), v);
+	for (int pad = width - (int)strlen(t); pad > 0; pad--)
 		put_c(o, ' ');
-	while (k)
-		put_c(o, t[--k]);
+	put_s(o, t);
 }
 
 /* cgroup_path(): "/" for the root, "/a/b" below. */

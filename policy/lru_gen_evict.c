@@ -126,13 +126,6 @@ static bool should_run_aging(const struct lru_gen *g, int s, uint64_t *nr)
 	return min_seq + MIN_NR_GENS == g->max_seq;
 }
 
-static bool below_min(const struct pol *pol, int root, int group)
-{
-	const struct group *g = pol__grp(pol, group);
-
-	return group != root && group != POL_ROOT && g->emin >= g->usage;
-}
-
 /* get_nr_to_scan(): -1 to stop (below min, or aged just now). */
 static int64_t nr_to_scan(struct pol *pol, int group, struct scan_control *sc,
 			  int s)
@@ -141,7 +134,7 @@ static int64_t nr_to_scan(struct pol *pol, int group, struct scan_control *sc,
 	uint64_t nr;
 	bool age;
 
-	if (below_min(pol, sc->root, group))
+	if (pol__below(pol, sc->root, group, false))
 		return -1;
 	age = should_run_aging(g, s, &nr);
 	/* Try to get away without aging at the default priority. */
@@ -426,7 +419,7 @@ void pol__lru_gen_age_node(struct pol *pol, struct scan_control *sc)
 		uint64_t birth;
 
 		pol__calculate_protection(pol, POL_ROOT, gr);
-		if (below_min(pol, POL_ROOT, gr) || !is_sizable(pol, gr, sc, s))
+		if (pol__below(pol, POL_ROOT, gr, false) || !is_sizable(pol, gr, sc, s))
 			continue;
 		birth = g->timestamps[pol__gen_from_seq(pol__evictable_min_seq(g, s))];
 		if (birth + min_ttl < now)
@@ -473,11 +466,8 @@ void pol__lru_gen_shrink_node(struct pol *pol, struct scan_control *sc)
 	if (!sc->may_writepage || !sc->may_unmap)
 		return;		/* laptop_mode, boosted kswapd (§6) */
 	for (int gr = sc->root; gr >= 0; gr = pol__group_next(pol, gr, sc->root)) {
-		const struct group *g = pol__grp(pol, gr);
-
 		pol__calculate_protection(pol, sc->root, gr);
-		if (gr != sc->root && gr != POL_ROOT && g->elow >= g->usage &&
-		    !sc->memcg_low_reclaim) {
+		if (pol__below(pol, sc->root, gr, true) && !sc->memcg_low_reclaim) {
 			sc->memcg_low_skipped = true;
 			continue;
 		}

@@ -205,6 +205,26 @@ struct pol_backend {
 	uint32_t (*neighbours)(void *ctx, uint32_t page, uint32_t *out);
 };
 
+/*
+ * lru_gen_look_around()'s window for neighbours(): page @at of a mapping
+ * whose page table covers pages [*lo, *hi) of it, clipped to 64 pages
+ * around @at (32 on each side, or the 64 at an end).
+ */
+static inline void pol_look_around_window(uint64_t at, uint64_t *lo,
+					  uint64_t *hi)
+{
+	if (*hi - *lo <= 64)
+		return;
+	if (at - *lo < 32)
+		*hi = *lo + 64;
+	else if (*hi - at < 32)
+		*lo = *hi - 64;
+	else {
+		*lo = at - 32;
+		*hi = at + 32;
+	}
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 struct pol_setup {

@@ -136,7 +136,7 @@ static void shrink_lruvec(struct pol *pol, int group, struct scan_control *sc)
 }
 
 /* mem_cgroup_below_min/low, the reclaim root and the root unprotected. */
-static bool below(const struct pol *pol, int root, int group, bool low)
+bool pol__below(const struct pol *pol, int root, int group, bool low)
 {
 	const struct group *g = pol__grp(pol, group);
 
@@ -150,9 +150,9 @@ static void shrink_node_memcgs(struct pol *pol, struct scan_control *sc,
 {
 	for (int g = sc->root; g >= 0; g = pol__group_next(pol, g, sc->root)) {
 		pol__calculate_protection(pol, sc->root, g);
-		if (below(pol, sc->root, g, false))
+		if (pol__below(pol, sc->root, g, false))
 			continue;	/* hard protection */
-		if (below(pol, sc->root, g, true) && !sc->memcg_low_reclaim) {
+		if (pol__below(pol, sc->root, g, true) && !sc->memcg_low_reclaim) {
 			sc->memcg_low_skipped = true;
 			continue;
 		}

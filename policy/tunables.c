@@ -404,7 +404,7 @@ int pol_set(struct pol *pol, const char *key, const char *value,
 	return 0;
 }
 
-static void fmt_u64(char *buf, size_t len, uint64_t v)
+void pol__fmt_u64(char *buf, size_t len, uint64_t v)
 {
 	char tmp[24];
 	size_t n = 0;
@@ -426,10 +426,10 @@ static void fmt_i64(char *buf, size_t len, int64_t v)
 {
 	if (v < 0 && len > 1) {
 		buf[0] = '-';
-		fmt_u64(buf + 1, len - 1, (uint64_t)-v);
+		pol__fmt_u64(buf + 1, len - 1, (uint64_t)-v);
 		return;
 	}
-	fmt_u64(buf, len, (uint64_t)v);
+	pol__fmt_u64(buf, len, (uint64_t)v);
 }
 
 static void fmt_str(char *buf, size_t len, const char *s)
@@ -469,7 +469,7 @@ static int get_group_limit(const struct pol *pol, const char *key, char *buf,
 	if (pages == UINT64_MAX)
 		fmt_str(buf, len, "max");
 	else
-		fmt_u64(buf, len, pages * 4096);
+		pol__fmt_u64(buf, len, pages * 4096);
 	return 0;
 }
 
@@ -481,7 +481,7 @@ int pol_get(const struct pol *pol, const char *key, char *buf, size_t len)
 	if (!strncmp(key, "memory.", 7) && strchr(key, '@'))
 		return get_group_limit(pol, key, buf, len);
 	if (!strcmp(key, "mem")) {
-		fmt_u64(buf, len, pol->budget * 4096);
+		pol__fmt_u64(buf, len, pol->budget * 4096);
 		return 0;
 	}
 	d = lookup(key);
@@ -505,7 +505,7 @@ int pol_get(const struct pol *pol, const char *key, char *buf, size_t len)
 	else if (d->kind == K_ENUM)
 		fmt_str(buf, len, d->choices[v]);
 	else if (d->off == F(min_free_kbytes) && v < 0)
-		fmt_u64(buf, len, pol->wmark_min * 4);	/* the derived value */
+		pol__fmt_u64(buf, len, pol->wmark_min * 4);	/* the derived value */
 	else
 		fmt_i64(buf, len, v);
 	return 0;

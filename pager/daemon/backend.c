@@ -282,18 +282,7 @@ static uint32_t be_neighbours(void *ctx, uint32_t i, uint32_t *out)
 	hi = lo + pmd;
 	lo = lo > r->start / PGR_PAGE ? lo : r->start / PGR_PAGE;
 	hi = hi < r->end / PGR_PAGE ? hi : r->end / PGR_PAGE;
-	if (hi - lo > 64) {
-		uint64_t at = r->start / PGR_PAGE + d->off;
-
-		if (at - lo < 32)
-			hi = lo + 64;
-		else if (hi - at < 32)
-			lo = hi - 64;
-		else {
-			lo = at - 32;
-			hi = at + 32;
-		}
-	}
+	pol_look_around_window(r->start / PGR_PAGE + d->off, &lo, &hi);
 	for (uint64_t pg = lo; pg < hi; pg++) {
 		uint64_t v = r->slot[pg - r->start / PGR_PAGE];
 

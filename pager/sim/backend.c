@@ -514,7 +514,8 @@ static uint32_t be_neighbours(void *ctx, uint32_t i, uint32_t *out)
 	struct sim *s = ctx;
 	const struct sim_page *p = spage(s, i);
 	const struct sim_region *r;
-	uint32_t lo, hi, n = 0;
+	uint64_t lo, hi;
+	uint32_t n = 0;
 
 	if (!is_anon_page(p))
 		return 0;
@@ -523,17 +524,8 @@ static uint32_t be_neighbours(void *ctx, uint32_t i, uint32_t *out)
 		return 0;
 	lo = p->off & ~511u;
 	hi = lo + 512 < r->npages ? lo + 512 : r->npages;
-	if (hi - lo > 64) {
-		if (p->off - lo < 32)
-			hi = lo + 64;
-		else if (hi - p->off < 32)
-			lo = hi - 64;
-		else {
-			lo = p->off - 32;
-			hi = p->off + 32;
-		}
-	}
-	for (uint32_t o = lo; o < hi; o++) {
+	pol_look_around_window(p->off, &lo, &hi);
+	for (uint64_t o = lo; o < hi; o++) {
 		uint64_t v = r->slot[o];
 
 		if (slot_tag(v) == SLOT_PAGE && slot_page(v) != i)
