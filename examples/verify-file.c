@@ -301,7 +301,7 @@ static void pwrite_page(int fd, uint64_t tag, size_t pg, uint64_t gen)
 }
 
 /* Pages [from, to) through the mapping @buf, against @gen (or @gens). */
-static unsigned long check_mapped(const char *test, const char *buf,
+unsigned long check_mapped(const char *test, const char *buf,
 				  uint64_t tag, size_t from, size_t to,
 				  const uint64_t *gens, uint64_t gen)
 {

@@ -51,6 +51,8 @@
  *             write(2) and ftruncate: the new pages read, no SIGBUS
  *   fremap    file mappings grown by mremap, moved and in place: the new
  *             part reads the file, stores there reach it
+ *   fmoves    two threads move file mappings with mremap, one into the
+ *             range the other has just vacated: both read the file
  *   ftrunc    a mapped file truncated inside a page: its tail zeros,
  *             SIGBUS on exactly the pages past it
  *   fraw      raw syscall(2) writes and stdio's own, to a mapped file
@@ -626,6 +628,7 @@ static const struct {
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
 	{ "fremap", t_fremap },
+	{ "fmoves", t_fmoves },
 	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw }, { "fwb", t_fwb },
 	{ "fredirty", t_fredirty },
 	{ "fstress", t_fstress },
@@ -644,7 +647,8 @@ static int usage(const char *why)
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
-		"fshared fprivate ftwo clone fwrite fread fgrow fremap ftrunc fraw "
+		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves ftrunc "
+		"fraw "
 		"fwb "
 		"fredirty fstress all; foutside fstamp\n", why);
 	return 2;

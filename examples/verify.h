@@ -46,6 +46,11 @@ unsigned long check_file(const char *test, int fd, uint64_t tag, size_t from,
 			 size_t to, size_t step, const uint64_t *gens,
 			 uint64_t gen);
 void write_file(int fd, uint64_t tag, size_t pages);
+/* Pages [from, to) of the file's mapping @buf read (SIGBUS counted as a
+ * whole page wrong) and checked against @gens[pg] or @gen. */
+unsigned long check_mapped(const char *test, const char *buf,
+			   uint64_t tag, size_t from, size_t to,
+			   const uint64_t *gens, uint64_t gen);
 /* Copy @n bytes of a mapping at @p to @out: false if it raised SIGBUS. */
 bool load(const volatile char *p, char *out, size_t n);
 void t_fshared(void);
@@ -62,6 +67,8 @@ void t_fstamp(void);
 void t_fraw(void);
 void t_fwb(void);
 void t_fredirty(void);
+/* verify-moves.c */
+void t_fmoves(void);
 /* verify-stress.c */
 void t_fstress(void);
 

@@ -6,7 +6,7 @@
 # below each load's size, so pages are evicted and refaulted in between;
 # every output is compared with a native run's. Root, as daemon.sh.
 set -u
-plan=25
+plan=26
 . "$top_srcdir/tests/daemon-lib.sh"
 PY=/usr/bin/python3
 LMDB="$top_srcdir/tests/lmdb-rounds.py"
@@ -17,7 +17,7 @@ trap '[ -n "${KEEP_LOG:-}" ] && cp "$log" "$KEEP_LOG"; cleanup; rm -rf "$dir"' E
 # ---- verify's file modes: each word checked -------------------------------
 start_daemon 8M -v || skip_rest "the daemon did not start: $(tail -3 "$log")"
 steal0=$(stat_of pgsteal_file)
-for t in fwrite fread fgrow fremap ftrunc fraw fwb fredirty fstress; do
+for t in fwrite fread fgrow fremap fmoves ftrunc fraw fwb fredirty fstress; do
 	native=$("$VERIFY" --mb 16 --file "$dir/native" $t 2>&1)
 	out=$(prun "$VERIFY" --mb 16 --file "$dir/f" $t 2>&1)
 	check "verify $t: 16 MiB in 8 MiB, every word as natively ($(echo "$native" | tail -1))" \

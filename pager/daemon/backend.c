@@ -63,9 +63,19 @@ static bool orphan(const struct pgr *p, uint32_t i)
 	return p->pages[i].region == PGR_NONE;
 }
 
+
 static bool is_file(const struct pgr *p, uint32_t i)
 {
 	return p->pages[i].flags & DP_FILE;
+}
+
+/* An anon page whose region is parked (region.c): its address is
+ * someone else's now, so nothing may be armed or dropped there until the
+ * region's event comes. (A file page's region field is its inode.) */
+static bool parked(const struct pgr *p, uint32_t i)
+{
+	return !orphan(p, i) && !is_file(p, i) &&
+	       p->regions[p->pages[i].region].parked;
 }
 
 static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
@@ -73,7 +83,7 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 	struct pgr *p = P(ctx);
 	uint64_t s;
 
-	if (orphan(p, i)) {
+	if (orphan(p, i) || parked(p, i)) {
 		refs->contended = true;		/* leave it be */
 		return;
 	}
@@ -105,7 +115,7 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 
 static void be_young_clear(void *ctx, uint32_t i)
 {
-	if (orphan(P(ctx), i))
+	if (orphan(P(ctx), i) || parked(P(ctx), i))
 		return;
 	if (is_file(P(ctx), i))
 		pgr_file_arm(P(ctx), i);
@@ -117,7 +127,7 @@ static int be_unmap(void *ctx, uint32_t i)
 {
 	struct pgr *p = P(ctx);
 
-	if (orphan(p, i))
+	if (orphan(p, i) || parked(p, i))
 		return -EAGAIN;
 	if (is_file(p, i))
 		return pgr_file_unmap(p, i);

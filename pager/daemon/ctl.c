@@ -26,6 +26,7 @@
 #include "ctl-req.h"
 #include "ctl.h"
 #include "daemon.h"
+#include "events.h"
 #include "fault.h"
 #include "file-map.h"
 #include "file.h"
@@ -187,6 +188,22 @@ static void cmd_reserve(struct req *r)
 		return;
 	}
 	pgr_reserve(r->p, c, s, s + ((n + 4095) & ~4095ULL));
+	reply(r, "ok");
+}
+
+/* kept START LEN: a move with MREMAP_DONTUNMAP kept [START, +LEN) */
+static void cmd_kept(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || s + n < s) {
+		fail(r, "kept: expected START LEN");
+		return;
+	}
+	pgr_vacated_forget(c, s, s + n);
 	reply(r, "ok");
 }
 
@@ -679,6 +696,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_adopt(&r, true);
 	else if (!strcmp(cmd, "reserve"))
 		cmd_reserve(&r);
+	else if (!strcmp(cmd, "kept"))
+		cmd_kept(&r);
 	else if (pgr_ctl_file(&r) || pgr_ctl_lru_gen(&r))
 		;
 	else if (!strcmp(cmd, "trace"))

@@ -13,6 +13,7 @@
  * Owns: nothing: a message is read and handed on.
  */
 #include <errno.h>
+#include <string.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -35,6 +36,49 @@ static void removed(struct pgr *p, struct client *c, uint64_t start,
 		    uint64_t end)
 {
 	pgr_discard(p, c, start, end, false);
+}
+
+/*
+ * A move (mremap) is two events: REMAP, then, once the mover has seen it
+ * read, UNMAP of the old range. Another thread may map that range between
+ * the two, and even have its own REMAP or mapping read first (a thread
+ * moving a mapping there, as Chromium's allocator does): the late UNMAP
+ * would then cut the newcomer's region, and its next fault would find a
+ * registered mapping no region knows (a file's: the process killed;
+ * anon: its evicted pages lost). pgr_remap() has cut the old range
+ * already, so that UNMAP is only consumed. The range is remembered
+ * exactly (the kernel's UNMAP of a move names [from, from + old length),
+ * as its REMAP does), the oldest forgotten past PGR_VACATED.
+ * MREMAP_DONTUNMAP sends no UNMAP: the shim says so ("kept"), or the
+ * entry would take the program's own later munmap of that range for it.
+ */
+static void vacated(struct client *c, uint64_t start, uint64_t end)
+{
+	if (c->nr_vacated == PGR_VACATED) {
+		memmove(&c->vacated[0], &c->vacated[1],
+			(PGR_VACATED - 1) * sizeof(c->vacated[0]));
+		c->nr_vacated--;
+	}
+	c->vacated[c->nr_vacated++] = (struct range){ start, end, 0 };
+}
+
+/* Is [start, end) a move's old range, awaited? Forget it if so. */
+static bool was_vacated(struct client *c, uint64_t start, uint64_t end)
+{
+	for (unsigned int k = 0; k < c->nr_vacated; k++) {
+		if (c->vacated[k].start != start || c->vacated[k].end != end)
+			continue;
+		memmove(&c->vacated[k], &c->vacated[k + 1],
+			(c->nr_vacated - k - 1) * sizeof(c->vacated[0]));
+		c->nr_vacated--;
+		return true;
+	}
+	return false;
+}
+
+void pgr_vacated_forget(struct client *c, uint64_t start, uint64_t end)
+{
+	was_vacated(c, start, end);
 }
 
 static void on_fork(struct pgr *p, struct client *parent, int ufd)
@@ -116,17 +160,30 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 			(unsigned long long)m->arg.remap.len,
 			(unsigned long long)m->arg.remap.to,
 			(unsigned long long)m->arg.remap.len);
+		pgr_dbg("mremap 0x%llx -> 0x%llx (%llu bytes) of %d",
+			(unsigned long long)m->arg.remap.from,
+			(unsigned long long)m->arg.remap.to,
+			(unsigned long long)m->arg.remap.len, c->pid);
 		pgr_remap(p, c, m->arg.remap.from, m->arg.remap.to,
 			  m->arg.remap.len);
+		vacated(c, m->arg.remap.from,
+			m->arg.remap.from + m->arg.remap.len);
 		break;
 	case UFFD_EVENT_REMOVE:
 		removed(p, c, m->arg.remove.start, m->arg.remove.end);
 		break;
 	case UFFD_EVENT_UNMAP:
+		if (was_vacated(c, m->arg.remove.start, m->arg.remove.end) ||
+		    pgr_unmap_parked(p, c, m->arg.remove.start,
+				     m->arg.remove.end))
+			break;
 		pgr_rec(p, "munmap %d 0x%llx %llu", c->pid,
 			(unsigned long long)m->arg.remove.start,
 			(unsigned long long)(m->arg.remove.end -
 					     m->arg.remove.start));
+		pgr_dbg("munmap 0x%llx-0x%llx of %d",
+			(unsigned long long)m->arg.remove.start,
+			(unsigned long long)m->arg.remove.end, c->pid);
 		pgr_discard(p, c, m->arg.remove.start, m->arg.remove.end, true);
 		break;
 	}

@@ -653,6 +653,11 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 	uint64_t v;
 	char file[512], why[640];	/* grown() sets file when it runs */
 
+	/* No region: what the maps show is adopted, but not while an event
+	 * is unread (uffd.h): they may show a move's pages before its REMAP
+	 * brings their slots. */
+	if (!r && pgr_mm_changing(c))
+		return PGR_RETRY;
 	if (!r)
 		r = grown(p, c, addr, &rid, file, sizeof(file));
 	if (!r && file[0]) {

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 
 #include "../lib/compat.h"
+#include "../lib/log.h"
 #include "pgr.h"
 #include "file-map.h"
 #include "file.h"
@@ -81,6 +82,9 @@ int pgr_file_map(struct pgr *p, struct client *c, uint64_t start,
 	r->rflags = rflags;
 	pgr_file_add_mapper(p, rid);
 	pgr_rec_mmap(p, c, r);
+	pgr_dbg("mapped inode %u at 0x%llx-0x%llx of %d", ino,
+		(unsigned long long)start, (unsigned long long)(start + len),
+		c->pid);
 	return 0;
 }
 

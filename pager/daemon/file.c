@@ -451,6 +451,18 @@ void pgr_file_add_mapper(struct pgr *p, uint32_t rid)
 	pol_inode_get(p->pol, p->regions[rid].inode);
 }
 
+void pgr_file_hide_mapper(struct pgr *p, uint32_t rid)
+{
+	struct finode *fi = F(p, p->regions[rid].inode);
+
+	for (size_t k = 0; k < fi->nr_mappers; k++) {
+		if (fi->mappers[k] == rid) {
+			fi->mappers[k] = fi->mappers[--fi->nr_mappers];
+			break;
+		}
+	}
+}
+
 void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off)
 {
 	struct region *r = &p->regions[rid];

@@ -66,6 +66,7 @@ struct pgr_drain {
 #define PGR_MAX_CLUSTER	6		/* vm.page-cluster: 64 pages */
 #define PGR_MAX_CLIENTS	4096		/* fixed: libuv holds their handles */
 #define PGR_MAX_ALLOW	16		/* --allow-uid, at most */
+#define PGR_VACATED	16		/* moves whose UNMAP is awaited */
 #define PGR_MAX_REGION	(1u << 24)	/* pages (64 GiB) of one mapping: a
 					 * larger one (a reservation) stays
 					 * the kernel's; its slots would cost
@@ -148,6 +149,9 @@ struct region {
 	uint32_t ra_prev;	/* swap readahead: last swap-in fault */
 	unsigned int ra_win;	/* and its window */
 	bool live;
+	bool parked;		/* dead in the kernel, its event not yet
+				 * read: out of the client's list (region.c,
+				 * "Parked regions") */
 	/* A file mapping (file.c): the inode's memfd mapped in the client. */
 	uint8_t rflags;		/* R_* */
 	uint32_t inode;		/* struct finode index, or PGR_NONE: anon */
@@ -266,6 +270,12 @@ struct client {
 	struct range *pending;	/* sent, the agent's "done" not yet seen */
 	size_t nr_pending, cap_pending;
 	uint64_t next_request;	/* id of the next request to the agent */
+	struct range vacated[PGR_VACATED];	/* old ranges of moves
+				 * (REMAP) whose UNMAP is still to come
+				 * (events.c), oldest first */
+	unsigned int nr_vacated;
+	uint32_t *parked;	/* ids of parked regions (region.c) */
+	size_t nr_parked, cap_parked;
 	struct range *excluded;	/* never adopted: the shim's own memory */
 	size_t nr_excluded, cap_excluded;
 	uint64_t resident;	/* pages: present, arming or armed */

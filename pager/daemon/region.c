@@ -32,6 +32,7 @@
 #include "maps.h"
 #include "region.h"
 #include "swap.h"
+#include "uffd.h"
 
 struct region *pgr_region_find(struct pgr *p, struct client *c,
 			       uint64_t addr, uint32_t *id)
@@ -79,6 +80,7 @@ uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
 	r->ra_prev = UINT32_MAX - 1;	/* no fault yet: nothing follows it */
 	r->ra_win = 0;
 	r->live = true;
+	r->parked = false;
 	r->inode = PGR_NONE;
 	r->pgoff = 0;
 	r->rflags = 0;
@@ -101,6 +103,13 @@ static void region_free(struct pgr *p, struct client *c, uint32_t id)
 
 	if (region_is_file(r))
 		pgr_file_unmap_region(p, id);
+	if (r->parked) {
+		for (k = 0; k < c->nr_parked && c->parked[k] != id; k++)
+			;
+		if (k < c->nr_parked)
+			c->parked[k] = c->parked[--c->nr_parked];
+		r->parked = false;
+	}
 	for (k = 0; k < c->nr_regions && c->regions[k] != id; k++)
 		;
 	if (k < c->nr_regions) {
@@ -162,6 +171,136 @@ static uint32_t split(struct pgr *p, struct client *c, uint32_t id,
 	return hi;
 }
 
+/* ---- parked regions ----------------------------------------------------- */
+
+/*
+ * The events of a client's threads are read in the order they were
+ * queued, which is not always the order of what they report: each is
+ * queued after its system call let go of the mm, so thread A's move of a
+ * mapping out of X (REMAP) can be read after thread B's move of another
+ * into X (verify fmoves does it every time: A's move onto a registered
+ * range waits for its early UNMAP to be read first). A REMAP's
+ * destination is unmapped in the kernel, or its UNMAP was read before
+ * (the same thread's), so a region found there is dead already: it is
+ * parked, out of the client's list (lookups, faults,
+ * reclaim and the inode's mappers no longer see it), its slots kept, until
+ * its own event comes: a REMAP takes its slots along, an UNMAP frees
+ * them. Freeing it at once would lose what A's pages hold (their swap
+ * slots), and taking it for B's would serve A's pages to B.
+ */
+static void park(struct pgr *p, struct client *c, uint64_t start,
+		 uint64_t end)
+{
+	size_t k = 0;
+
+	while (k < c->nr_regions) {
+		uint32_t id = c->regions[k];
+		struct region *r = &p->regions[id];
+
+		if (r->start >= end)
+			break;
+		if (r->end <= start) {
+			k++;
+			continue;
+		}
+		if (r->start < start) {		/* [r->start, start) lives */
+			split(p, c, id, start);
+			k++;
+			continue;
+		}
+		if (r->end > end)
+			split(p, c, id, end);	/* [end, r->end) lives */
+		r = &p->regions[id];
+		pgr_dbg("0x%llx-0x%llx of %d parked: a newer mapping came "
+			"before its event", (unsigned long long)r->start,
+			(unsigned long long)r->end, c->pid);
+		if (region_is_file(r))
+			pgr_file_hide_mapper(p, id);
+		r->parked = true;
+		memmove(&c->regions[k], &c->regions[k + 1],
+			(c->nr_regions - k - 1) * sizeof(*c->regions));
+		c->nr_regions--;
+		pgr_grow(&c->parked, &c->cap_parked, c->nr_parked + 1,
+			 sizeof(*c->parked));
+		c->parked[c->nr_parked++] = id;
+	}
+}
+
+/* Parked region @id's event covered [start, end): its slots there are
+ * dropped (@drop: an UNMAP) or were taken (a REMAP); once it is covered
+ * whole, it is freed. */
+static void unpark(struct pgr *p, struct client *c, uint32_t id,
+		   uint64_t start, uint64_t end, bool drop)
+{
+	struct region *r = &p->regions[id];
+	uint64_t s = start > r->start ? start : r->start;
+	uint64_t e = end < r->end ? end : r->end;
+
+	if (drop && region_is_file(r) && (r->rflags & R_SHARED))
+		pgr_file_flush(p, r->inode, r->pgoff + (s - r->start) / PGR_PAGE,
+			       r->pgoff + (e - r->start) / PGR_PAGE, id);
+	for (uint64_t a = s; drop && a < e; a += PGR_PAGE)
+		drop_slot(p, c, r, (uint32_t)((a - r->start) / PGR_PAGE));
+	if (s == r->start && e == r->end)
+		region_free(p, c, id);
+}
+
+/* The parked region holding @addr, or NULL. */
+static struct region *parked_find(struct pgr *p, struct client *c,
+				  uint64_t addr, uint32_t *id)
+{
+	for (size_t k = 0; k < c->nr_parked; k++) {
+		struct region *r = &p->regions[c->parked[k]];
+
+		if (addr >= r->start && addr < r->end) {
+			*id = c->parked[k];
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/* Does a parked region overlap [start, end)? */
+static bool parked_in(struct client *c, struct pgr *p, uint64_t start,
+		      uint64_t end)
+{
+	for (size_t k = 0; k < c->nr_parked; k++) {
+		const struct region *r = &p->regions[c->parked[k]];
+
+		if (r->start < end && r->end > start)
+			return true;
+	}
+	return false;
+}
+
+/* End what of the parked regions [start, end) covers (@drop: their
+ * slots freed). */
+static void unpark_range(struct pgr *p, struct client *c, uint64_t start,
+			 uint64_t end, bool drop)
+{
+	size_t k = 0;
+
+	while (k < c->nr_parked) {
+		uint32_t id = c->parked[k];
+		const struct region *r = &p->regions[id];
+		size_t before = c->nr_parked;
+
+		if (r->start < end && r->end > start)
+			unpark(p, c, id, start, end, drop);
+		if (c->nr_parked == before)
+			k++;
+	}
+}
+
+bool pgr_unmap_parked(struct pgr *p, struct client *c, uint64_t start,
+		      uint64_t end)
+{
+	if (!parked_in(c, p, start, end))
+		return false;
+	unpark_range(p, c, start, end, true);
+	return true;
+}
+
 void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t end, bool unmapped)
 {
@@ -218,6 +357,8 @@ void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 
 void pgr_region_drop_all(struct pgr *p, struct client *c)
 {
+	while (c->nr_parked)
+		unpark(p, c, c->parked[c->nr_parked - 1], 0, UINT64_MAX, true);
 	while (c->nr_regions) {
 		uint32_t id = c->regions[c->nr_regions - 1];
 		struct region *r = &p->regions[id];
@@ -355,6 +496,20 @@ static void unregister(struct client *c, uint64_t start, uint64_t end)
 	ioctl(c->uffd, UFFDIO_UNREGISTER, &r);
 }
 
+/*
+ * Not now: an event of the mm is unread (pgr_mm_changing()), so what the
+ * look at the maps showed may be a move's destination whose REMAP is
+ * still to come, with pages the move brings; a region made of them here
+ * would hold those pages twice. The next rescan looks again.
+ */
+static int later(struct client *c, uint64_t start, uint64_t end)
+{
+	pgr_dbg("0x%llx-0x%llx of %d: not adopted while an event is unread",
+		(unsigned long long)start, (unsigned long long)end, c->pid);
+	c->rescan = true;
+	return -EAGAIN;
+}
+
 static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 		     uint64_t end)
 {
@@ -366,6 +521,8 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 
 	if (!pgr_region_room(p, c, (end - start) / PGR_PAGE))
 		return -ENOSPC;
+	if (pgr_mm_changing(c))
+		return later(c, start, end);
 	if (ioctl(c->uffd, UFFDIO_REGISTER, &reg)) {
 		int err = -errno;
 
@@ -374,6 +531,11 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 			c->pid, strerror(-err));
 		return err;
 	}
+	/* Changed since the look before registering: a move's destination
+	 * is registered already, and must stay so. Registered, no region:
+	 * a fault there adopts it once the event is read (grown()). */
+	if (pgr_mm_changing(c))
+		return later(c, start, end);
 	if (!still_anon(c, start, end)) {
 		unregister(c, start, end);
 		return -EAGAIN;
@@ -501,6 +663,7 @@ int pgr_adopt_maps(struct pgr *p, struct client *c)
 	uint64_t a = 0;
 	int err;
 
+	c->rescan = false;	/* adopt_gap() may ask for another */
 	while (!(err = pgr_vma_find(c, a, true, &v))) {
 		a = v.end;
 		if (v.ino || (v.name[0] && strcmp(v.name, "[heap]")))
@@ -510,7 +673,6 @@ int pgr_adopt_maps(struct pgr *p, struct client *c)
 		else if (!strcmp(v.perms, "rw-p"))
 			adopt_unexcluded(p, c, v.start, v.end);
 	}
-	c->rescan = false;
 	return err == -ENOENT ? 0 : err;
 }
 
@@ -518,23 +680,27 @@ int pgr_adopt_maps(struct pgr *p, struct client *c)
 
 /*
  * The kernel moved [from, from + len) to @to. The event is read after the
- * move, and meanwhile the daemon may have made regions at @to itself: a
- * rescan (/proc/PID/maps already shows the mapping there) or another
- * thread's fault (grown()). They hold nothing of ours — every userfaultfd
- * call fails with EAGAIN while the event is unread — and the region made
- * here would overlap them, which the lookups cannot bear (a page's slot
- * in one region, its fault served from the other: faults never answered,
- * wrong pages). So they go first.
+ * move; meanwhile nothing is adopted from the maps (pgr_mm_changing(),
+ * which a rescan and a fault's grown() ask first: /proc/PID/maps shows
+ * the mapping at @to already, with the pages the move brings). So a
+ * region still at @to is an older mapping's whose own event is still to
+ * come: it is parked (above), for the region made here must not overlap
+ * it (a page's slot in one region, its fault served from the other:
+ * faults never answered, wrong pages).
  */
 void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 	       uint64_t len)
 {
+	/* A parked region at @from is older than what is live there: this
+	 * event is its own (region.c, "Parked regions"). */
+	bool from_parked = parked_in(c, p, from, from + len);
 	uint32_t nid, oid;
 	struct region *old;
 
-	pgr_discard(p, c, to, to + len, true);
+	park(p, c, to, to + len);
 	nid = pgr_region_new(p, c, to, to + len);
-	old = pgr_region_find(p, c, from, &oid);
+	old = from_parked ? parked_find(p, c, from, &oid) :
+			    pgr_region_find(p, c, from, &oid);
 
 	if (old && region_is_file(old)) {
 		struct region *n = &p->regions[nid];
@@ -547,7 +713,9 @@ void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 	}
 	for (uint64_t a = 0; a < len; a += PGR_PAGE) {
 		uint32_t id;
-		struct region *r = pgr_region_find(p, c, from + a, &id);
+		struct region *r = from_parked ?
+			parked_find(p, c, from + a, &id) :
+			pgr_region_find(p, c, from + a, &id);
 		uint32_t off;
 		uint64_t v;
 
@@ -567,7 +735,10 @@ void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 	pgr_arm_moved(c, from, to, len);
 	/* The old range is unmapped; its slots were moved, so nothing is
 	 * freed by cutting it. */
-	pgr_discard(p, c, from, from + len, true);
+	if (from_parked)
+		unpark_range(p, c, from, from + len, false);
+	else
+		pgr_discard(p, c, from, from + len, true);
 }
 
 /*

@@ -27,6 +27,10 @@ int pgr_adopt_maps(struct pgr *p, struct client *c);
 /* Forget [start, end) of @c's regions: pages freed, slots dropped. */
 void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t end, bool unmapped);
+/* An UNMAP of [start, end): if parked regions are there, it is theirs
+ * (they are freed, true), else false. */
+bool pgr_unmap_parked(struct pgr *p, struct client *c, uint64_t start,
+		      uint64_t end);
 /* The mapping moved (mremap). */
 void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 	       uint64_t len);

@@ -122,4 +122,8 @@ struct procmap_query {
  * through the shim (docs/files.md, "Coherence"). */
 #define PGR_SYSCALL_MARKER 0x70676d6b3a575231ull
 
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP		4		/* 5.7 */
+#endif
+
 #endif /* PGR_COMPAT_H */

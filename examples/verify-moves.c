@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verify-moves.c - verify's test of mappings moved by two threads at
+ * once (fmoves).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "verify.h"
+
+/*
+ * fmoves: two threads move mappings of a file with mremap, the second
+ * into the range the first has just vacated, while the first's move is
+ * still being reported (Chromium's allocator does this); then every page
+ * of both is read. A move is two userfaultfd events, REMAP and then the
+ * old range's UNMAP, and the second thread's REMAP can be read between
+ * them: the pager once took the late UNMAP for the newcomer's and killed
+ * the process at its first touch there.
+ */
+#define FMOVES_PAGES	4
+#define FMOVES_ROUNDS	300
+
+struct fmove {
+	char *from, *to;	/* the second thread's mapping, and where the
+				 * first's was */
+	char *moved;		/* where it went */
+};
+
+/* The second thread: wait until the first's range is vacated (mincore
+ * says ENOMEM), then move its own mapping there. */
+static void *fmove_into(void *arg)
+{
+	struct fmove *m = arg;
+	unsigned char v[FMOVES_PAGES];
+
+	while (!mincore(m->to, FMOVES_PAGES * PAGE, v) || errno != ENOMEM)
+		;
+	m->moved = mremap(m->from, FMOVES_PAGES * PAGE, FMOVES_PAGES * PAGE,
+			  MREMAP_MAYMOVE | MREMAP_FIXED, m->to);
+	return NULL;
+}
+
+void t_fmoves(void)
+{
+	size_t len = FMOVES_PAGES * PAGE, pages = 2 * FMOVES_ROUNDS *
+						  FMOVES_PAGES;
+	int fd = open_file(pages * PAGE, true);
+	unsigned long n = 0;
+
+	write_file(fd, 14, pages);
+	for (size_t r = 0; r < FMOVES_ROUNDS && !n; r++) {
+		size_t o1 = 2 * r * FMOVES_PAGES, o2 = o1 + FMOVES_PAGES;
+		char *a = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+			       (off_t)(o1 * PAGE));
+		char *b = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+			       (off_t)(o2 * PAGE));
+		char *spare = mmap(NULL, len, PROT_NONE, MAP_PRIVATE |
+				   MAP_ANONYMOUS, -1, 0);
+		struct fmove m = { b, a, NULL };
+		pthread_t t;
+
+		if (a == MAP_FAILED || b == MAP_FAILED || spare == MAP_FAILED ||
+		    pthread_create(&t, NULL, fmove_into, &m)) {
+			perror("verify: fmoves");
+			exit(1);
+		}
+		/* Untouched, so the reads below fault. */
+		a = mremap(a, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, spare);
+		pthread_join(t, NULL);
+		if (a != spare || m.moved != m.to) {
+			perror("verify: mremap");
+			exit(1);
+		}
+		n += check_mapped("fmoves", a - o1 * PAGE, 14, o1,
+				  o1 + FMOVES_PAGES, NULL, 1);
+		n += check_mapped("fmoves (into the vacated range)",
+				  m.moved - o2 * PAGE, 14, o2,
+				  o2 + FMOVES_PAGES, NULL, 1);
+		munmap(a, len);
+		munmap(m.moved, len);
+	}
+	close(fd);
+	unlink(file_path);
+	result("fmoves", n);
+}
