@@ -15,6 +15,7 @@ for f in "$@"; do
 	case $name in
 	ctl) cp "$srcdir"/tests/fuzz/seeds-ctl/* "$seeds"/ ;;
 	trace) cp "$srcdir"/tests/traces/* "$seeds"/ ;;
+	lru-gen) cp "$srcdir"/tests/traces/mglru-* "$seeds"/ ;;
 	experiment) cp "$srcdir"/examples/*.exp "$seeds"/ ;;
 	esac
 	"$f" -max_total_time="$secs" -print_final_stats=1 -max_len=65536 \
