@@ -92,6 +92,27 @@ static void show_tiers(struct out *o, const struct lru_gen *g, uint64_t seq)
 	}
 }
 
+int pol_lru_gen_seq(const struct pol *pol, int group, const char *name,
+		    uint64_t *value)
+{
+	const struct lru_gen *g;
+
+	if (group < 0)
+		group = POL_ROOT;
+	if ((unsigned int)group >= pol->nr_groups)
+		return -ENOENT;
+	g = &pol__grp(pol, group)->lv.lrugen;
+	if (!strcmp(name, "lru_gen.max_seq"))
+		*value = g->max_seq;
+	else if (!strcmp(name, "lru_gen.min_seq_anon"))
+		*value = g->min_seq[0];
+	else if (!strcmp(name, "lru_gen.min_seq_file"))
+		*value = g->min_seq[1];
+	else
+		return -ENOENT;
+	return 0;
+}
+
 size_t pol_lru_gen_show(const struct pol *pol, bool full, char *buf,
 			size_t len)
 {

@@ -442,6 +442,11 @@ bool pol_page_active(const struct pol *pol, uint32_t i);
  * return the length the whole text needs (snprintf's convention). */
 size_t pol_lru_gen_show(const struct pol *pol, bool full, char *buf,
 			size_t len);
+/* A group's (< 0: the root's) generation numbers, as lru_gen shows them:
+ * @name "lru_gen.max_seq", "lru_gen.min_seq_anon" or "lru_gen.min_seq_file".
+ * 0, or -ENOENT for another name or group. */
+int pol_lru_gen_seq(const struct pol *pol, int group, const char *name,
+		    uint64_t *value);
 /* Commands written to /sys/kernel/debug/lru_gen, separated by ',', ';'
  * or newlines: "+ memcg_id node_id max_gen_nr [swappiness [force_scan]]"
  * ages, "- memcg_id node_id min_gen_nr [swappiness [nr_to_reclaim]]"

@@ -48,6 +48,8 @@ int sim_stat(const struct sim *s, const char *name, int group,
 		*value = s->swap_used;
 		return 0;
 	}
+	if (!pol_lru_gen_seq(s->pol, group, name, value))
+		return 0;
 	for (int i = 0; i < POL_NR_ITEMS; i++) {
 		if (!strcmp(pol_item_name((enum pol_item)i), name)) {
 			*value = pol_read(s->pol, group, (enum pol_item)i);
