@@ -94,6 +94,6 @@ int main(void)
 	     "only the first aging ran:\n%s", text);
 	t_eq(pol_lru_gen_cmd(pol, "- 1 0 4 0 100", &why), 0,
 	     "- 1 0 4, file only, at most 100 pages: nothing to evict, ok");
-	pol_destroy(pol);
+	t_pol_free(pol);
 	return t_done();
 }
