@@ -437,6 +437,23 @@ bool pol_page_active(const struct pol *pol, uint32_t i)
 	return gen_is_active(g, p->spare[0]);
 }
 
+bool pol_page_gen(const struct pol *pol, uint32_t i, unsigned int *age,
+		  bool *oldest)
+{
+	const struct pol_page *p = pg(pol, i);
+	const struct lru_gen *g;
+	uint64_t seq;
+
+	if (p->lru != POL_LRU_GEN)
+		return false;
+	g = &pol__grp(pol, p->group)->lv.lrugen;
+	*age = (pol__gen_from_seq(g->max_seq) + MAX_NR_GENS - p->spare[0]) %
+	       MAX_NR_GENS;
+	seq = g->max_seq - *age;
+	*oldest = seq == g->min_seq[page_is_file(p)];
+	return true;
+}
+
 /* ---- the live switch (§5.2) --------------------------------------------- */
 
 /* fill_evictable(): the classic lists, oldest first, onto generations;

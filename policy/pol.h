@@ -438,6 +438,11 @@ struct pol_page *pol_page(const struct pol *pol, uint32_t i);
  * generations)? */
 bool pol_page_active(const struct pol *pol, uint32_t i);
 
+/* MGLRU: page @i's generation as its distance from max_seq (@age 0 is
+ * max_seq), and whether it is its type's oldest (min_seq). False if the
+ * page is on no generation. */
+bool pol_page_gen(const struct pol *pol, uint32_t i, unsigned int *age,
+		  bool *oldest);
 /* MGLRU's /sys/kernel/debug/lru_gen (@full: lru_gen_full) into @buf;
  * return the length the whole text needs (snprintf's convention). */
 size_t pol_lru_gen_show(const struct pol *pol, bool full, char *buf,

@@ -285,15 +285,18 @@ static void inode_use(struct sim *s, uint32_t ino, int group)
 	}
 }
 
-/* Read file page @off of @ino into the page cache; its index, or T_NONE. */
+/* Read file page @off of @ino into the page cache; its index, or T_NONE.
+ * @in_fault: a mapped access faults it in, in a mapping with recency (not
+ * MADV_SEQUENTIAL: vma_has_recency(), lru_gen_in_fault()); read() does
+ * not. */
 static uint32_t cache_page(struct sim *s, uint32_t ino, uint32_t off,
-			   int group, uint32_t proc, bool pure_write)
+			   int group, uint32_t proc, bool pure_write,
+			   bool in_fault)
 {
 	struct sim_inode *n = &s->inodes[ino];
 	uint64_t v = n->slot[off];
-	/* A mapped access (@proc) faults it in; read() does not. */
 	struct pol_add how = { .inode = ino, .write = pure_write,
-			       .fault = proc != T_NONE };
+			       .fault = in_fault };
 	uint32_t i;
 
 	if (slot_tag(v) == SLOT_PAGE)
@@ -328,7 +331,8 @@ static int file_access(struct sim *s, uint32_t r, uint32_t off, bool write)
 		if (!(R->fmap[off] & FMAP_MAPPED))
 			fault(s, group, false);
 	} else {
-		i = cache_page(s, ino, fp, group, R->proc, false);
+		i = cache_page(s, ino, fp, group, R->proc, false,
+			       !(R->flags & R_SEQ));
 		if (i == T_NONE)
 			return s->err[0] ? -1 : 0;
 		if (!R->live)
@@ -384,7 +388,8 @@ static int do_fd(struct sim *s, const struct ev *e)
 	inode_use(s, e->obj, group);
 	for (uint32_t k = 0; k < e->len; k++) {
 		uint32_t i = cache_page(s, e->obj, e->off + k, group, T_NONE,
-					write && (e->flags & EVF_FULLPAGE));
+					write && (e->flags & EVF_FULLPAGE),
+					false);
 
 		s->c.refs++;
 		if (i == T_NONE) {

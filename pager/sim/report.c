@@ -79,7 +79,7 @@ static bool compare(uint64_t a, enum t_cmp cmp, uint64_t b)
 static const char *const state_names[] = {
 	"absent", "resident", "active", "inactive", "referenced",
 	"unreferenced", "swapped", "shadow", "workingset", "dirty",
-	"unevictable", "mapped", "unmapped",
+	"unevictable", "mapped", "unmapped", "max_seq", "max_seq-1", "min_seq",
 };
 
 /* The states a page slot is in now, as a mask of enum t_state. */
@@ -87,7 +87,8 @@ static uint32_t page_states(const struct sim *s, const struct t_expect *x)
 {
 	uint64_t v = 0, fv = 0;
 	uint32_t st = 0, i = T_NONE;
-	bool mapped = false;
+	bool mapped = false, oldest;
+	unsigned int age;
 
 	if (x->file) {
 		const struct sim_inode *n = &s->inodes[x->obj];
@@ -145,6 +146,10 @@ static uint32_t page_states(const struct sim *s, const struct t_expect *x)
 			st |= ST_WORKINGSET;
 		if (p->flags & POL_PG_DIRTY)
 			st |= ST_DIRTY;
+		if (pol_page_gen(s->pol, i, &age, &oldest)) {
+			st |= age == 0 ? ST_MAX_SEQ : age == 1 ? ST_MAX_SEQ_1 : 0;
+			st |= oldest ? ST_MIN_SEQ : 0;
+		}
 	}
 	st |= mapped ? ST_MAPPED : ST_UNMAPPED;
 	return st;

@@ -488,7 +488,7 @@ static int parse_states(struct cmd *c, int from, uint32_t *mask)
 	static const char *const names[] = {
 		"absent", "resident", "active", "inactive", "referenced",
 		"unreferenced", "swapped", "shadow", "workingset", "dirty",
-		"unevictable", "mapped", "unmapped",
+		"unevictable", "mapped", "unmapped", "max_seq", "max_seq-1", "min_seq",
 	};
 
 	*mask = 0;

@@ -111,6 +111,7 @@ enum t_state {
 	ST_UNREFERENCED = 1 << 5, ST_SWAPPED = 1 << 6, ST_SHADOW = 1 << 7,
 	ST_WORKINGSET = 1 << 8, ST_DIRTY = 1 << 9, ST_UNEVICTABLE = 1 << 10,
 	ST_MAPPED = 1 << 11, ST_UNMAPPED = 1 << 12,
+	ST_MAX_SEQ = 1 << 13, ST_MAX_SEQ_1 = 1 << 14, ST_MIN_SEQ = 1 << 15,
 };
 
 struct t_expect {
