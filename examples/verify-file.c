@@ -302,8 +302,8 @@ static void pwrite_page(int fd, uint64_t tag, size_t pg, uint64_t gen)
 
 /* Pages [from, to) through the mapping @buf, against @gen (or @gens). */
 unsigned long check_mapped(const char *test, const char *buf,
-				  uint64_t tag, size_t from, size_t to,
-				  const uint64_t *gens, uint64_t gen)
+			   uint64_t tag, size_t from, size_t to,
+			   const uint64_t *gens, uint64_t gen)
 {
 	static uint64_t page[WORDS];
 	unsigned long n = 0;

@@ -63,7 +63,6 @@ static bool orphan(const struct pgr *p, uint32_t i)
 	return p->pages[i].region == PGR_NONE;
 }
 
-
 static bool is_file(const struct pgr *p, uint32_t i)
 {
 	return p->pages[i].flags & DP_FILE;

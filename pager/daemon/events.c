@@ -13,9 +13,9 @@
  * Owns: nothing: a message is read and handed on.
  */
 #include <errno.h>
-#include <string.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../lib/compat.h"

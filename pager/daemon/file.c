@@ -479,12 +479,7 @@ void pgr_file_unmap_region(struct pgr *p, uint32_t rid)
 	struct region *r = &p->regions[rid];
 	struct finode *fi = F(p, r->inode);
 
-	for (size_t k = 0; k < fi->nr_mappers; k++) {
-		if (fi->mappers[k] == rid) {
-			fi->mappers[k] = fi->mappers[--fi->nr_mappers];
-			break;
-		}
-	}
+	pgr_file_hide_mapper(p, rid);
 	pol_inode_put(p->pol, r->inode);
 	r->inode = PGR_NONE;
 	/* Threads held on it (a write under way, a hand-back) retry on

@@ -26,9 +26,10 @@ int pgr_file_memfd(struct pgr *p, uint32_t ino, bool rw);
 void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off);
 /* Region @rid maps its inode now (a new mapping, a fork's, an mremap's). */
 void pgr_file_add_mapper(struct pgr *p, uint32_t rid);
-/* Region @rid is parked (region.c): out of the inode's mappers, so that
- * reclaim zaps nothing at its address, which is someone else's now; it
- * keeps the inode, which its move or its freeing hands on or lets go. */
+/* Take region @rid out of its inode's mappers, so that reclaim zaps
+ * nothing at its address; it keeps its inode reference. A parked region
+ * (region.c), whose address is someone else's now, until its move or its
+ * freeing hands the inode on or lets it go; and every region going. */
 void pgr_file_hide_mapper(struct pgr *p, uint32_t rid);
 /* The region's mapping of the file is going (region.c). */
 void pgr_file_unmap_region(struct pgr *p, uint32_t rid);

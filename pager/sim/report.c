@@ -76,12 +76,6 @@ static bool compare(uint64_t a, enum t_cmp cmp, uint64_t b)
 	return false;
 }
 
-static const char *const state_names[] = {
-	"absent", "resident", "active", "inactive", "referenced",
-	"unreferenced", "swapped", "shadow", "workingset", "dirty",
-	"unevictable", "mapped", "unmapped", "max_seq", "max_seq-1", "min_seq",
-};
-
 /* The states a page slot is in now, as a mask of enum t_state. */
 static uint32_t page_states(const struct sim *s, const struct t_expect *x)
 {
@@ -160,12 +154,11 @@ static void fmt_states(uint32_t mask, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (unsigned int k = 0; k < sizeof(state_names) / sizeof(*state_names);
-	     k++)
+	for (unsigned int k = 0; k < T_NR_STATES; k++)
 		if (mask & (1u << k))
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
 					      "%s%s", n ? " " : "",
-					      state_names[k]);
+					      t_state_names[k]);
 }
 
 void sim_expect(struct sim *s, const struct t_expect *x)

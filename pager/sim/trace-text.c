@@ -483,22 +483,22 @@ static int parse_cmp(const char *s, enum t_cmp *cmp)
 	return -EINVAL;
 }
 
+const char *const t_state_names[T_NR_STATES] = {
+	"absent", "resident", "active", "inactive", "referenced",
+	"unreferenced", "swapped", "shadow", "workingset", "dirty",
+	"unevictable", "mapped", "unmapped", "max_seq", "max_seq-1", "min_seq",
+};
+
 static int parse_states(struct cmd *c, int from, uint32_t *mask)
 {
-	static const char *const names[] = {
-		"absent", "resident", "active", "inactive", "referenced",
-		"unreferenced", "swapped", "shadow", "workingset", "dirty",
-		"unevictable", "mapped", "unmapped", "max_seq", "max_seq-1", "min_seq",
-	};
-
 	*mask = 0;
 	for (int i = from; i < c->argc; i++) {
 		unsigned int k;
 
-		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-			if (!strcmp(c->argv[i], names[k]))
+		for (k = 0; k < T_NR_STATES; k++)
+			if (!strcmp(c->argv[i], t_state_names[k]))
 				break;
-		if (k == sizeof(names) / sizeof(names[0]))
+		if (k == T_NR_STATES)
 			return bad(c, "unknown page state '%s'", c->argv[i]);
 		*mask |= 1u << k;
 	}

@@ -113,6 +113,9 @@ enum t_state {
 	ST_MAPPED = 1 << 11, ST_UNMAPPED = 1 << 12,
 	ST_MAX_SEQ = 1 << 13, ST_MAX_SEQ_1 = 1 << 14, ST_MIN_SEQ = 1 << 15,
 };
+#define T_NR_STATES 16
+/* Their names in expect lines, bit k's at [k] (trace-text.c). */
+extern const char *const t_state_names[T_NR_STATES];
 
 struct t_expect {
 	unsigned int line;
