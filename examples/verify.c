@@ -53,6 +53,9 @@
  *             part reads the file, stores there reach it
  *   fmoves    two threads move file mappings with mremap, one into the
  *             range the other has just vacated: both read the file
+ *   mapbusy   mappings made and filled while another thread's
+ *             madvise(MADV_DONTNEED) events wait to be read: adopted
+ *             (the test samples RssAnon), every word right
  *   ftrunc    a mapped file truncated inside a page: its tail zeros,
  *             SIGBUS on exactly the pages past it
  *   fraw      raw syscall(2) writes and stdio's own, to a mapped file
@@ -628,7 +631,7 @@ static const struct {
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
 	{ "fremap", t_fremap },
-	{ "fmoves", t_fmoves },
+	{ "fmoves", t_fmoves }, { "mapbusy", t_mapbusy },
 	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw }, { "fwb", t_fwb },
 	{ "fredirty", t_fredirty },
 	{ "fstress", t_fstress },
@@ -647,8 +650,8 @@ static int usage(const char *why)
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
 		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
-		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves ftrunc "
-		"fraw "
+		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves mapbusy "
+		"ftrunc fraw "
 		"fwb "
 		"fredirty fstress all; foutside fstamp\n", why);
 	return 2;

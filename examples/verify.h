@@ -69,6 +69,7 @@ void t_fwb(void);
 void t_fredirty(void);
 /* verify-moves.c */
 void t_fmoves(void);
+void t_mapbusy(void);
 /* verify-stress.c */
 void t_fstress(void);
 

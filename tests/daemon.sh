@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=46
+plan=47
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -115,6 +115,14 @@ max_rss "$tmp/rsv.out" "$VERIFY" --mb 32 --passes 3 reserve
 check "verify reserve: 32 MiB opened piece by piece in a 256 GiB reservation, every word right, within 8 MiB + 1 MiB (max $max KiB, pswpout +$swapped)" \
 	"$([ "$rc" = 0 ] && [ "$max" -le 9216 ] && [ "$swapped" -gt 4096 ]; echo $?)" \
 	"$(cat "$tmp/rsv.out")"
+# Mappings made while another thread's MADV_DONTNEED events wait to be
+# read: answered before they were adopted, they were filled in the
+# kernel's memory (24-38 MiB); and the daemon, copying a page that thread
+# had just dropped, waited for itself (process_vm_readv) and hung.
+max_rss "$tmp/busy.out" "$VERIFY" --mb 48 mapbusy
+check "verify mapbusy: 48 MiB mapped while events wait to be read, every word right, within 8 MiB + 1 MiB (max $max KiB, pswpout +$swapped)" \
+	"$([ "$rc" = 0 ] && [ "$max" -le 9216 ] && [ "$swapped" -gt 4096 ]; echo $?)" \
+	"$(cat "$tmp/busy.out")"
 
 # ---- pager set takes effect at once ---------------------------------------
 prun "$VERIFY" --mb 32 --passes 30 passes \

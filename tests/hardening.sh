@@ -58,7 +58,7 @@ exec 3>&-
 wait "$filler"
 rc=$?
 out="pswpout $out, exit $rc: $(cat "$tmp/filler.out")"
-check "a swap file changed under the pager: the client is killed with the reason, never handed the wrong data" \
+check "a swap file changed under the pager: the client is killed with the reason, never handed the wrong data ($(echo "$out" | tr "\n" " " | cut -c1-100))" \
 	"$([ "$rc" = 137 ] && grep -q "checksum mismatch" "$tmp/filler.out" &&
 	   ! grep -q "pages wrong" "$tmp/filler.out" &&
 	   "$PAGER" stat --socket "$sock" >/dev/null; echo $?)" "$out"

@@ -9,7 +9,7 @@
  *
  * The scan arms a present anon page by giving it a buffer and queueing it
  * (pgr_arm()); after the scan, pgr_flush_asks() write-protects each run,
- * copies it into the buffers (process_vm_readv) and sends the agent one
+ * copies it into the buffers (pgr_mem_read()) and sends the agent one
  * "dontneed" request. The agent answers "done" once its madvise returned,
  * which is after the kernel handed us the REMOVE event it caused; the
  * REMOVE events counted in between tell ours from a program's own
@@ -28,10 +28,11 @@
 #include "pgr.h"
 #include "arm.h"
 #include "conn.h"
+#include "maps.h"
 #include "page.h"
 #include "region.h"
 #include "uffd.h"
-#define COPY_BATCH	256		/* pages a process_vm_readv */
+#define COPY_BATCH	256		/* pages a read */
 
 /* Queue [addr, addr + page) for the agent's DONTNEED, merging runs. */
 static void ask(struct client *c, uint64_t addr)
@@ -128,12 +129,12 @@ static void keep(struct range *out, size_t *n, uint64_t start, uint64_t end)
 
 /*
  * Copy a run of pages, [start, end), write-protected already: one
- * process_vm_readv into their buffers. Return the bytes copied.
+ * read into their buffers. Return the bytes copied.
  */
 static uint64_t copy_run(struct pgr *p, struct client *c, uint64_t start,
 			 uint64_t end)
 {
-	struct iovec local[COPY_BATCH], remote;
+	struct iovec local[COPY_BATCH];
 	uint64_t done = 0;
 
 	while (start + done < end) {
@@ -151,9 +152,7 @@ static uint64_t copy_run(struct pgr *p, struct client *c, uint64_t start,
 		}
 		if (!n)
 			break;
-		remote = (struct iovec){ (void *)(uintptr_t)(start + done),
-					 n * PGR_PAGE };
-		got = process_vm_readv(c->pid, local, n, &remote, 1, 0);
+		got = pgr_mem_read(c, start + done, local, (int)n);
 		if (got <= 0)
 			break;
 		done += (uint64_t)got & ~(uint64_t)(PGR_PAGE - 1);
@@ -179,7 +178,11 @@ static size_t arm_batch(struct pgr *p, struct client *c, struct range *out)
 			.mode = UFFDIO_WRITEPROTECT_MODE_WP,
 		};
 		bool protected = !ioctl(c->uffd, UFFDIO_WRITEPROTECT, &wp);
-		uint64_t copied = protected ? copy_run(p, c, a.start, a.end) : 0;
+		uint64_t copied;
+
+		if (!protected && errno == EAGAIN)
+			p->arm_refused = true;
+		copied = protected ? copy_run(p, c, a.start, a.end) : 0;
 
 		for (uint64_t addr = a.start; addr < a.end; addr += PGR_PAGE) {
 			uint32_t i;

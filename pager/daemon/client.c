@@ -67,7 +67,7 @@ struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd)
 		c->pid = pid;
 		c->uffd = uffd;
 		c->pidfd = -1;
-		c->maps_fd = -1;
+		c->maps_fd = c->mem_fd = -1;
 		c->group = POL_ROOT;
 		if (k >= p->nr_clients)
 			p->nr_clients = k + 1;
@@ -135,7 +135,7 @@ int pgr_client_set_pid(struct pgr *p, struct client *c, pid_t pid)
 	if (old && old != c)
 		pgr_client_gone(p, old, "replaced by exec");
 	c->pid = pid;
-	pgr_vma_close(c);	/* opened again for this pid */
+	pgr_proc_close(c);	/* opened again for this pid */
 	if (c->parent)
 		pgr_rec(p, "fork %d %d", c->parent, pid);
 	fd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -252,7 +252,7 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 	close(c->uffd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
-	pgr_vma_close(c);
+	pgr_proc_close(c);
 	free(c->regions);
 	free(c->asked);
 	free(c->fasked);

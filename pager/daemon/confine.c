@@ -8,7 +8,7 @@
  *
  *   capabilities  if it runs as root: the bounding, permitted, effective
  *                 and inheritable sets are cut to CAP_SYS_PTRACE (reading
- *                 a client's pages: process_vm_readv, /proc/PID/maps),
+ *                 a client's pages: /proc/PID/mem, /proc/PID/maps),
  *                 CAP_KILL (ending clients), CAP_DAC_OVERRIDE and
  *                 CAP_DAC_READ_SEARCH (opening a mapped file the client
  *                 could open) and CAP_SYS_RESOURCE (its descriptor limit)
@@ -54,7 +54,7 @@ static const char *const allowed[] __attribute__((unused)) = {
 	"mmap", "munmap", "mremap", "mprotect", "madvise", "brk",
 	"memfd_create", "ftruncate", "fallocate",
 	/* clients: userfaultfd, seccomp listeners, their memory, their end */
-	"ioctl", "process_vm_readv", "pidfd_open", "pidfd_send_signal", "kill",
+	"ioctl", "pidfd_open", "pidfd_send_signal", "kill",
 	"kcmp",
 	"fcntl", "dup", "dup3",
 	/* the control socket */

@@ -9,5 +9,7 @@
 #include "pgr.h"
 
 void pgr_ctl_command(struct pgr *p, struct conn *c, char *line);
+/* Answer the "map"s still held (the daemon stops). */
+void pgr_ctl_release_held(struct pgr *p);
 
 #endif /* PGR_DAEMON_CTL_H */

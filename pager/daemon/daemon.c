@@ -36,6 +36,7 @@
 #include "client.h"
 #include "confine.h"
 #include "conn.h"
+#include "ctl.h"
 #include "daemon.h"
 #include "demote.h"
 #include "fault.h"
@@ -259,6 +260,8 @@ static void teardown(struct pgr *p)
 	uv_close((uv_handle_t *)&p->tick, NULL);
 	uv_close((uv_handle_t *)&p->soon, NULL);
 	uv_close((uv_handle_t *)&p->retry, NULL);
+	pgr_ctl_release_held(p);
+	uv_close((uv_handle_t *)&p->hold, NULL);
 	uv_close((uv_handle_t *)&p->reap, NULL);
 	uv_close((uv_handle_t *)&p->before_wait, NULL);
 	uv_close((uv_handle_t *)&p->sigterm, NULL);
@@ -307,7 +310,9 @@ struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 	uv_timer_init(p->loop, &p->soon);
 	uv_timer_init(p->loop, &p->retry);
 	uv_timer_init(p->loop, &p->reap);
+	uv_timer_init(p->loop, &p->hold);
 	p->tick.data = p->soon.data = p->retry.data = p->reap.data = p;
+	p->hold.data = p;
 	uv_prepare_init(p->loop, &p->before_wait);
 	p->before_wait.data = p;
 	uv_prepare_start(&p->before_wait, before_wait);

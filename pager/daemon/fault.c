@@ -138,7 +138,8 @@ static void page_init(struct pgr *p, uint32_t i, uint32_t rid, uint32_t off)
  * (NOMEM) while reclaim work is in flight, and is retried as it completes;
  * with nothing in flight it reclaims. The OOM killer is called only when
  * a reclaim frees nothing and starts nothing, as often as the kernel's
- * allocator would retry.
+ * allocator would retry; a reclaim whose pages could not be armed because
+ * an event was unread (a thread's own MADV_DONTNEED, say) is retried.
  */
 enum pgr_served pgr_alloc(struct pgr *p, struct client *c, uint32_t *i)
 {
@@ -153,6 +154,7 @@ enum pgr_served pgr_alloc(struct pgr *p, struct client *c, uint32_t *i)
 			return PGR_SERVED;
 		if (pgr_in_flight(p))
 			return PGR_NOMEM;
+		p->arm_refused = false;
 		progress = r == POL_ALLOC_WAIT_GROUP ?
 			   pol_group_reclaim(p->pol, over, SWAP_CLUSTER) :
 			   pol_direct_reclaim(p->pol);
@@ -163,6 +165,10 @@ enum pgr_served pgr_alloc(struct pgr *p, struct client *c, uint32_t *i)
 		}
 		if (pgr_in_flight(p) || agents_awaited(p))
 			return PGR_NOMEM;
+		/* What it chose could not be armed while an event of its
+		 * process was unread: no failure, a wait for the event. */
+		if (p->arm_refused)
+			return PGR_RETRY;
 		if (r == POL_ALLOC_WAIT_GROUP) {
 			if (++p->group_no_progress <= 16)
 				continue;

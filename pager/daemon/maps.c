@@ -9,15 +9,19 @@
  * of node's time under the pager (docs/testing.md). The text stays as the
  * way on a kernel without the ioctl.
  *
- * Owns: each client's open /proc/PID/maps (maps_fd; opened at the first
- * lookup, once its pid is known, and bound to that process's memory: an
- * exec makes a new client).
+ * And a client's memory as the kernel has it: pgr_mem_read() reads it
+ * through /proc/PID/mem.
+ *
+ * Owns: each client's open /proc/PID/maps and /proc/PID/mem (maps_fd,
+ * mem_fd; opened at first use, once its pid is known, and bound to that
+ * process's memory: an exec makes a new client).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../lib/compat.h"
@@ -123,9 +127,37 @@ void pgr_vma_format(const struct pgr_vma *v, char *buf, size_t len)
 		 (unsigned long long)v->ino, v->name);
 }
 
-void pgr_vma_close(struct client *c)
+/*
+ * Not process_vm_readv(): it faults pages in as the process would, so a
+ * page of a registered range that is missing (the program's own
+ * MADV_DONTNEED, its REMOVE event not read yet) waits in the userfaultfd
+ * for the daemon to serve it, and the daemon is the one waiting: it hung
+ * so (verify mapbusy). A read of /proc/PID/mem cannot wait there (no
+ * FAULT_FLAG_ALLOW_RETRY: the userfault is refused) and ends short.
+ */
+ssize_t pgr_mem_read(struct client *c, uint64_t addr, const struct iovec *iov,
+		     int n)
+{
+	char path[64];
+	ssize_t got;
+
+	if (c->mem_fd < 0) {
+		if (c->pid <= 0)
+			return -ESRCH;
+		snprintf(path, sizeof(path), "/proc/%d/mem", c->pid);
+		c->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (c->mem_fd < 0)
+			return -errno;
+	}
+	got = preadv(c->mem_fd, iov, n, (off_t)addr);
+	return got < 0 ? -errno : got;
+}
+
+void pgr_proc_close(struct client *c)
 {
 	if (c->maps_fd >= 0)
 		close(c->maps_fd);
-	c->maps_fd = -1;
+	if (c->mem_fd >= 0)
+		close(c->mem_fd);
+	c->maps_fd = c->mem_fd = -1;
 }

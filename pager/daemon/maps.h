@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+struct iovec;
 
 struct client;
 
@@ -27,7 +30,11 @@ int pgr_vma_find(struct client *c, uint64_t addr, bool next,
 		 struct pgr_vma *v);
 /* @v as its line of /proc/PID/maps (for messages). */
 void pgr_vma_format(const struct pgr_vma *v, char *buf, size_t len);
-/* @c is gone: let go of its maps. */
-void pgr_vma_close(struct client *c);
+/* Read @c's memory at @addr into @iov: the bytes read, short where a
+ * page is not there (never waiting for one), or -errno. */
+ssize_t pgr_mem_read(struct client *c, uint64_t addr, const struct iovec *iov,
+		     int n);
+/* @c is gone, or is another process now: let go of its /proc files. */
+void pgr_proc_close(struct client *c);
 
 #endif /* PGR_DAEMON_MAPS_H */

@@ -21,6 +21,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <linux/seccomp.h>
@@ -30,7 +31,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../lib/ftable.h"
@@ -93,20 +93,30 @@ static void drop(struct pgr *p, struct listener *l)
 	uv_close((uv_handle_t *)&l->poll, closed);
 }
 
-/* The file a notified system call writes: (dev, ino) in *@st. */
-static bool target(const struct seccomp_notif *req, struct stat *st)
+/*
+ * The file a notified system call writes: 1 and (dev, ino) in *@st, 0 if
+ * it is no regular file, -1 if its path cannot be read. The path of
+ * truncate(2) is read through /proc/PID/mem, which never waits for a
+ * page (maps.c, pgr_mem_read()): it may be in an evicted page, and the
+ * daemon would be waiting for itself to serve it.
+ */
+static int target(const struct seccomp_notif *req, struct stat *st)
 {
 	char path[PATH_MAX + 64], name[PATH_MAX];
 
 	if (req->data.nr == SYS_truncate) {
-		struct iovec local = { name, sizeof(name) - 1 };
-		struct iovec remote = { (void *)(uintptr_t)req->data.args[0],
-					sizeof(name) - 1 };
-		ssize_t n = process_vm_readv((pid_t)req->pid, &local, 1,
-					     &remote, 1, 0);
+		ssize_t n;
+		int fd;
 
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)req->pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		n = pread(fd, name, sizeof(name) - 1,
+			  (off_t)req->data.args[0]);
+		close(fd);
 		if (n <= 0)
-			return false;
+			return -1;
 		name[n] = 0;
 		if (name[0] == '/')
 			snprintf(path, sizeof(path), "%s", name);
@@ -118,6 +128,23 @@ static bool target(const struct seccomp_notif *req, struct stat *st)
 			 (int)req->data.args[0]);
 	}
 	return !stat(path, st) && S_ISREG(st->st_mode);
+}
+
+/* A truncate(2) whose path cannot be read may be of any watched inode:
+ * every one is handed back. */
+static void written_unknown(struct pgr *p, const struct seccomp_notif *req,
+			    struct pgr_notif_wait *w)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "maybe truncated by process %d past the "
+		 "shim (its path could not be read)", (int)req->pid);
+	for (uint32_t ino = 0; ino < p->nr_files_seen; ino++) {
+		if (p->files[ino].used && (p->files[ino].coh & FT_WATCHED)) {
+			pgr_demote(p, ino, why);
+			pgr_demote_wait_notif(p, ino, w);
+		}
+	}
 }
 
 /* A watched inode process @pid has open: handed back, @w waits for it. */
@@ -157,7 +184,7 @@ static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
 {
 	struct pgr_notif_wait *w = pgr_demote_notif(lfd, req->id);
 	struct stat st;
-	int ino;
+	int ino, found;
 
 	/* Nothing watched, nothing to hand back: the common case (stdio's
 	 * writes of a program that maps no file it writes) costs no stat. */
@@ -171,7 +198,9 @@ static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
 			if (watched)
 				hand_back_open(p, c->pid, w);
 		}
-	} else if (watched && target(req, &st) &&
+	} else if (watched && (found = target(req, &st)) < 0) {
+		written_unknown(p, req, w);
+	} else if (watched && found &&
 		   (ino = pgr_file_find(p, st.st_dev, st.st_ino)) >= 0 &&
 		   (p->files[ino].coh & FT_WATCHED)) {
 		char why[96];

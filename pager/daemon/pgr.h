@@ -254,6 +254,7 @@ struct client {
 	int uffd;
 	int pidfd;		/* -1 until known */
 	int maps_fd;		/* its /proc/PID/maps (maps.c), or -1 */
+	int mem_fd;		/* its /proc/PID/mem (maps.c), or -1 */
 	int group;		/* policy group */
 	struct conn *conn;	/* the agent's connection, or NULL */
 	bool agent_ready;	/* its agent runs: pages may be armed */
@@ -381,6 +382,10 @@ struct pgr {
 	uint64_t ticks;
 	uv_timer_t soon;		/* a rescan shortly after an mmap */
 	uv_timer_t retry;		/* faults refused with EAGAIN, again */
+	uv_timer_t hold;		/* held "map" answers, again (ctl.c) */
+	bool arm_refused;		/* the last reclaim's arming met
+					 * EAGAIN (arm.c) */
+	struct held_map *held;
 	uv_timer_t reap;		/* broken connections, closed (conn.c) */
 	uv_signal_t sigterm, sigint;
 	bool detached;			/* private: the launcher let go */

@@ -507,7 +507,7 @@ static int later(struct client *c, uint64_t start, uint64_t end)
 	pgr_dbg("0x%llx-0x%llx of %d: not adopted while an event is unread",
 		(unsigned long long)start, (unsigned long long)end, c->pid);
 	c->rescan = true;
-	return -EAGAIN;
+	return -EBUSY;
 }
 
 static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
@@ -549,6 +549,7 @@ static int adopt_gap(struct pgr *p, struct client *c, uint64_t start,
 
 /*
  * Call @fn on each gap of [start, end) between the regions @c has; return
+ * -EBUSY if a call did (an adoption put off: ctl.c holds its "map"), else
  * what the last call returned (0 if there was no gap).
  */
 static int each_gap(struct pgr *p, struct client *c, uint64_t start,
@@ -573,7 +574,10 @@ static int each_gap(struct pgr *p, struct client *c, uint64_t start,
 			if (q->start > a && q->start < next)
 				next = q->start;
 		}
-		err = fn(p, c, a, next);
+		int e = fn(p, c, a, next);
+
+		if (err != -EBUSY)
+			err = e;
 		a = next;
 	}
 	return err;

@@ -15,7 +15,8 @@ uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
 			uint64_t end);
 struct region *pgr_region_find(struct pgr *p, struct client *c,
 			       uint64_t addr, uint32_t *id);
-/* Take over [start, end) of @c: register it, adopt present pages. */
+/* Take over [start, end) of @c: register it, adopt present pages.
+ * -EBUSY: not now (an event of the mm is unread); a rescan will. */
 int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
 /* Register [start, end), an anonymous mapping without access, but make
  * no region of it: a piece opened by mprotect faults in, and becomes one
