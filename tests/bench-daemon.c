@@ -30,6 +30,12 @@
  * page read evicts one: against the unevicted read, the eviction path's
  * price.
  *
+ * Swap compressed in memory (--swap zram, lz4 and zstd): the same swap-in
+ * fault, its pages text (compressing about as a program's heap does),
+ * against the file's swap-in and against its own floor, the userfaultfd
+ * floor plus one decompression of such a page in this process. At depth
+ * one a swap-in's throughput is its inverse (pages/s).
+ *
  * The child talks to its daemon (the socket shim.conf names beside its
  * shim) in the line protocol of docs/protocol.md.
  */
@@ -52,6 +58,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <lz4.h>
+#include <zstd.h>
 
 #include "../pager/lib/shim-conf.h"
 
@@ -119,6 +128,45 @@ static double touch_random(char *base, size_t n)
 	(void)sink;
 	free(order);
 	return t / (double)n;
+}
+
+/* Page @k as text: what a swap-in under zram decompresses. */
+static void text_page(char *p, size_t k)
+{
+	size_t o = 0;
+
+	while (o < PG) {
+		char line[96];
+		int n = snprintf(line, sizeof(line), "page %zu line %zu: the "
+				 "quick brown fox %zu\n", k, o, (o * 7) % 1000);
+		size_t m = (size_t)n < PG - o ? (size_t)n : PG - o;
+
+		memcpy(p + o, line, m);
+		o += m;
+	}
+}
+
+/* Seconds to decompress one text page, with zstd or lz4. */
+static double decompress_floor(bool zstd)
+{
+	static char page[PG], out[PG], comp[2 * PG];
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	size_t len;
+	double t;
+
+	text_page(page, 12345);
+	len = zstd ? ZSTD_compress(comp, sizeof(comp), page, PG, 3) :
+		     (size_t)LZ4_compress_default(page, comp, PG, sizeof(comp));
+	t = now();
+	for (int k = 0; k < FAULTS; k++) {
+		if (zstd)
+			ZSTD_decompressDCtx(d, out, PG, comp, len);
+		else
+			LZ4_decompress_safe(comp, out, (int)len, PG);
+	}
+	t = (now() - t) / FAULTS;
+	ZSTD_freeDCtx(d);
+	return memcmp(page, out, PG) ? -1 : t;
 }
 
 /* Pages a second, writing the first byte of each page of @mb MiB. */
@@ -471,8 +519,12 @@ static int child(const char *mode)
 		char *base = map(FAULTS * PG);
 		long before;
 
-		for (size_t k = 0; k < FAULTS; k++)
-			base[k * PG] = (char)k;
+		for (size_t k = 0; k < FAULTS; k++) {
+			if (!strcmp(mode, "swapin"))
+				text_page(base + k * PG, k);
+			else
+				base[k * PG] = (char)k;
+		}
 		before = rss_anon_kb();
 		if (!strcmp(mode, "armed")) {
 			if (ask("idle pid %d", (int)getpid()))
@@ -522,17 +574,19 @@ static int child(const char *mode)
 	return 0;
 }
 
-/* Run this program's @mode under `@pager run --mem @mem`; its number, or
- * -1. */
-static double under_pager_mem(const char *pager, const char *self,
-			      const char *mode, const char *mem)
+/* Run this program's @mode under `@pager run --mem @mem --swap @swap`
+ * (NULL: the default swap); its number, or -1. */
+static double under_pager_swap(const char *pager, const char *self,
+			       const char *mode, const char *mem,
+			       const char *swap)
 {
 	char cmd[8192];
 	double v = -1;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "'%s' run --mem %s -- '%s' --child %s",
-		 pager, mem, self, mode);
+	snprintf(cmd, sizeof(cmd), "'%s' run --mem %s%s%s -- '%s' --child %s",
+		 pager, mem, swap ? " --swap " : "", swap ? swap : "", self,
+		 mode);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -541,6 +595,12 @@ static double under_pager_mem(const char *pager, const char *self,
 	if (pclose(f))
 		v = -1;
 	return v;
+}
+
+static double under_pager_mem(const char *pager, const char *self,
+			      const char *mode, const char *mem)
+{
+	return under_pager_swap(pager, self, mode, mem, NULL);
 }
 
 static double under_pager(const char *pager, const char *self,
@@ -574,6 +634,8 @@ int main(int argc, char **argv)
 	double blocked_s, arm_s;
 	double floor_s, read_s, touch_n, cpu_n, armed, swapin, touch_p, cpu_p;
 	double minor_s, fhit, fmiss, seq_n, seq_p;
+	double zlz4[RUNS], zzstd[RUNS], dlz4[RUNS], dzstd[RUNS];
+	double zram_lz4, zram_zstd, dec_lz4, dec_zstd;
 	char fpath[4096], spath[4096];
 	ssize_t n;
 
@@ -612,6 +674,12 @@ int main(int argc, char **argv)
 		arm[r] = under_pager(argv[1], self, "arm");
 		v[2][r] = direct_read(dir);
 		v[3][r] = under_pager(argv[1], self, "swapin");
+		zlz4[r] = under_pager_swap(argv[1], self, "swapin", "1G",
+					   "zram");
+		dlz4[r] = decompress_floor(false);
+		zzstd[r] = under_pager_swap(argv[1], self, "swapin", "1G",
+					    "zram:zstd");
+		dzstd[r] = decompress_floor(true);
 		v[4][r] = first_touch(TOUCH_MB);
 		v[5][r] = under_pager(argv[1], self, "touch");
 		v[6][r] = cpu_loop();
@@ -633,11 +701,16 @@ int main(int argc, char **argv)
 	seq_n = median(v[11], RUNS);
 	seq_p = median(v[12], RUNS);
 	stream_p = median(stream, RUNS);
+	zram_lz4 = median(zlz4, RUNS);
+	zram_zstd = median(zzstd, RUNS);
+	dec_lz4 = median(dlz4, RUNS);
+	dec_zstd = median(dzstd, RUNS);
 	unlink(fpath);
 	unlink(spath);
 	if (armed < 0 || arm_s < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0 ||
 	    minor_s < 0 || fhit < 0 || fmiss < 0 || seq_n < 0 || seq_p < 0 ||
-	    stream_p < 0) {
+	    stream_p < 0 || zram_lz4 < 0 || zram_zstd < 0 || dec_lz4 < 0 ||
+	    dec_zstd < 0) {
 		printf("bench-daemon: a run under the pager failed\n");
 		return 1;
 	}
@@ -656,6 +729,12 @@ int main(int argc, char **argv)
 	       arm_s * 1e6);
 	printf("swap-in fault (vm.page-cluster=0)          %8.1f us\n",
 	       swapin * 1e6);
+	printf("swap-in fault, zram lz4 / zstd             %8.1f / %.1f us\n",
+	       zram_lz4 * 1e6, zram_zstd * 1e6);
+	printf("  throughput, file / lz4 / zstd            %8.0f / %.0f / %.0f pages/s\n",
+	       1 / swapin, 1 / zram_lz4, 1 / zram_zstd);
+	printf("decompress a text page, lz4 / zstd         %8.2f / %.2f us\n",
+	       dec_lz4 * 1e6, dec_zstd * 1e6);
 	printf("first touches, native                      %8.0f pages/s\n",
 	       touch_n);
 	printf("first touches, pager                       %8.0f pages/s\n",
@@ -689,6 +768,12 @@ int main(int argc, char **argv)
 	       touch_p / touch_n);
 	printf("ratio swap-in / (floor + O_DIRECT read)    %8.2f  (goal <= 1.2)\n",
 	       swapin / (floor_s + read_s));
+	printf("ratio swap-in zram lz4 / file              %8.2f\n",
+	       zram_lz4 / swapin);
+	printf("ratio swap-in zram lz4 / (floor + decomp)  %8.2f  (goal <= 1.2)\n",
+	       zram_lz4 / (floor_s + dec_lz4));
+	printf("ratio swap-in zram zstd / (floor + decomp) %8.2f  (goal <= 1.2)\n",
+	       zram_zstd / (floor_s + dec_zstd));
 	printf("ratio cpu-bound pager / native             %8.3f  (goal <= 1.05)\n",
 	       cpu_p / cpu_n);
 	return 0;

@@ -16,7 +16,10 @@ tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-soak.XXXXXX")
 sock=$tmp/pager.sock
 trap 'kill $flipper $daemon 2>/dev/null; [ -n "${SOAK_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
-"$PAGER" daemon --mem 48M --socket "$sock" --log "$tmp/daemon.log" &
+# SOAK_SWAP: the swap device (--swap: a file, zram, zram:zstd); default a
+# temporary file.
+"$PAGER" daemon --mem 48M ${SOAK_SWAP:+--swap "$SOAK_SWAP"} \
+	--socket "$sock" --log "$tmp/daemon.log" &
 daemon=$!
 for _ in $(seq 100); do
 	"$PAGER" stat --socket "$sock" >/dev/null 2>&1 && break

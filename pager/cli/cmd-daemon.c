@@ -24,8 +24,8 @@
 #define DEFAULT_SWAP(mem) ((mem) * 4 > (1ULL << 30) ? (mem) * 4 : 1ULL << 30)
 
 static const char usage[] =
-	"usage: pager daemon [--mem SIZE] [--swap FILE | --no-swap] "
-	"[--swap-size SIZE]\n"
+	"usage: pager daemon [--mem SIZE] [--swap FILE|zram[:lz4|:zstd] | "
+	"--no-swap] [--swap-size SIZE]\n"
 	"                    [--socket PATH] [--set KEY=VALUE]... "
 	"[--log FILE] [--record FILE] [-v]\n"
 	"                    [--allow-uid UID]... [--check]\n"
@@ -36,6 +36,9 @@ static const char usage[] =
 	"/var/tmp\n"
 	"of four times the budget, at least 1G (sparse: disk is used as "
 	"pages go out);\n"
+	"--swap zram: that much swap compressed in the daemon's memory "
+	"(lz4 or zstd),\noutside the budget, as the kernel's zram "
+	"(--set zram.mem_limit=SIZE bounds it);\n"
 	"the socket of $PAGER_SOCKET, /run/pager.sock (root) or "
 	"/tmp/pager-UID.sock,\n"
 	"mode 0600: only the daemon's user and root may join; --allow-uid "
@@ -64,6 +67,16 @@ int daemon_parse_opt(struct daemon_args *a, int c, const char *arg,
 		a->mem = v;
 		return 0;
 	case 's':
+		if (!strncmp(arg, "zram", 4) && (!arg[4] || arg[4] == ':')) {
+			a->zram = pgr_daemon_zram_comp(arg[4] ? arg + 5 :
+						       "lz4");
+			if (!a->zram)
+				return pgr_usage_error(use, "--swap %s: zram "
+						       "compresses with lz4 or "
+						       "zstd", arg);
+		} else {
+			a->zram = 0;
+		}
 		a->swap = arg;
 		a->no_swap = false;
 		return 0;
@@ -126,6 +139,10 @@ int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,
 		return 0;
 	o->swap_pages = (a->swap_size ? a->swap_size : DEFAULT_SWAP(a->mem)) /
 			4096;
+	if (a->zram) {
+		o->zram = a->zram;	/* no file */
+		return 0;
+	}
 	if (a->swap) {
 		o->swap_path = a->swap;
 		return 0;

@@ -32,6 +32,7 @@ int cmd_phase(int argc, char **argv);
 struct daemon_args {
 	uint64_t mem;			/* bytes */
 	const char *swap;		/* file, or NULL: a temporary one */
+	int zram;			/* --swap zram: pgr_opts.zram */
 	uint64_t swap_size;		/* bytes, 0: twice the budget */
 	bool no_swap;
 	const char *socket;

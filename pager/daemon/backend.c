@@ -149,7 +149,7 @@ static enum pol_writeout be_writeout(void *ctx, uint32_t i)
 		return POL_WRITEOUT_KEEP;
 	if (is_file(p, i))
 		return pgr_file_writeout(p, i);
-	if (d->buf == PGR_NONE || p->swap_fd < 0)
+	if (d->buf == PGR_NONE || !pgr_has_swap(p))
 		return POL_WRITEOUT_FAILED;
 	if (d->flags & DP_COPYING)
 		return POL_WRITEOUT_KEEP;	/* its copy is not taken yet */
@@ -167,8 +167,21 @@ static enum pol_writeout be_writeout(void *ctx, uint32_t i)
 		p->swap[slot].cache = i;
 		d->swap = slot;
 	}
-	if (pgr_swap_io(p, i, slot, true))
+	switch (pgr_swap_io(p, i, slot, true)) {
+	case 0:
+		break;
+	case -ENOMEM:
+		/* zram is full: as no slot. The slot goes back unless a
+		 * copy written before still holds it. */
+		if (p->swap[slot].map == 1 && p->swap[slot].cache == i) {
+			p->swap[slot].cache = PGR_NONE;
+			pgr_swap_put(p, slot);
+			d->swap = PGR_NONE;
+		}
+		return POL_WRITEOUT_FAILED;
+	default:
 		return POL_WRITEOUT_KEEP;
+	}
 	pgr_page_client(p, i)->st.swapouts++;
 	return POL_WRITEOUT_STARTED;
 }
@@ -232,8 +245,8 @@ static void be_swap_space(void *ctx, uint64_t *total, uint64_t *free)
 {
 	struct pgr *p = P(ctx);
 
-	*total = p->swap_fd >= 0 ? p->o.swap_pages : 0;
-	*free = p->swap_fd >= 0 ? p->nr_swap_free : 0;
+	*total = pgr_has_swap(p) ? p->o.swap_pages : 0;
+	*free = pgr_has_swap(p) ? p->nr_swap_free : 0;
 }
 
 static bool be_swap_drop(void *ctx, uint32_t i)

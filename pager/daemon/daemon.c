@@ -54,6 +54,7 @@
 #include "ring.h"
 #include "swap.h"
 #include "tracing.h"
+#include "zram.h"
 
 /*
  * Reclaim's background work: kswapd if the policy woke it, the agents'
@@ -394,8 +395,8 @@ int pgr_daemon_run(const struct pgr_opts *o)
 		watch_launcher(p);
 	pgr_info("listening on %s: %llu pages of budget, %llu of swap%s",
 		 o->socket_path, (unsigned long long)o->budget,
-		 (unsigned long long)(p->swap_fd >= 0 ? o->swap_pages : 0),
-		 p->swap_fd >= 0 ? "" : " (none)");
+		 (unsigned long long)(pgr_has_swap(p) ? o->swap_pages : 0),
+		 pgr_has_swap(p) ? "" : " (none)");
 	if (o->ready_fd >= 0) {
 		if (write(o->ready_fd, "ready\n", 6) != 6)
 			pgr_warn_("cannot tell the launcher we are ready");
@@ -405,4 +406,11 @@ int pgr_daemon_run(const struct pgr_opts *o)
 	pgr_daemon_free(p);
 	uv_loop_close(&loop);
 	return 0;
+}
+
+int pgr_daemon_zram_comp(const char *name)
+{
+	enum pgr_zram_comp c;
+
+	return pgr_zram_comp_parse(name, &c) ? 0 : (int)c;
 }

@@ -17,6 +17,9 @@ int pgr_daemon_check(const struct pgr_opts *o);
  * listener; the fuzzer's way in), and take it down. */
 struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop);
 void pgr_daemon_free(struct pgr *p);
+/* `--swap zram:NAME`: pgr_opts.zram for the compressor NAME (lz4, zstd),
+ * or 0 if there is none of that name. */
+int pgr_daemon_zram_comp(const char *name);
 /* End the loop after this iteration. */
 void pgr_stop(struct pgr *p);
 

@@ -36,6 +36,10 @@
  *                       pages, shadows and memfd (the kernel's 1 would
  *                       also drop the unmapped pages of mapped files).
  *                       Reads 0
+ *   zram.mem_limit      (/sys/block/zram0/mem_limit) with --swap zram,
+ *                       the bytes its compressed pages may take at most
+ *                       (a size: 64M); a write past it fails and the page
+ *                       stays resident. 0 (the default): no limit
  *
  * Owns: the daemon's own tunables in struct pgr, and the table that names
  * them.
@@ -52,16 +56,18 @@
 struct knob {
 	const char *name;
 	uint64_t min, max, def;
+	bool size;		/* takes a size, as 64M */
 };
 
 static const struct knob knobs[] = {
-	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 262144 },
-	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3 },
-	{ "fault_spin_us", 0, 1000, 50 },
-	{ "read_ahead_kb", 0, 65536, 0 },
-	{ "max_cached_inodes", 1, 65536, 4096 },
-	{ "vm.drop_caches", 0, 3, 0 },
-	{ "vm.max_map_count", 16, 1u << 20, 65530 },
+	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 262144, false },
+	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3, false },
+	{ "fault_spin_us", 0, 1000, 50, false },
+	{ "read_ahead_kb", 0, 65536, 0, false },
+	{ "max_cached_inodes", 1, 65536, 4096, false },
+	{ "vm.drop_caches", 0, 3, 0, false },
+	{ "vm.max_map_count", 16, 1u << 20, 65530, false },
+	{ "zram.mem_limit", 0, 1ULL << 50, 0, true },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -97,6 +103,9 @@ static void apply(struct pgr *p, unsigned int k, uint64_t v)
 	case 6:
 		p->max_map_count = (uint32_t)v;
 		break;
+	case 7:
+		p->zram_mem_limit = v;
+		break;
 	}
 }
 
@@ -115,6 +124,8 @@ static uint64_t value(const struct pgr *p, unsigned int k)
 		return 0;
 	case 6:
 		return p->max_map_count;
+	case 7:
+		return p->zram_mem_limit;
 	default:
 		return p->spin_us;
 	}
@@ -143,9 +154,11 @@ int pgr_knob_set(struct pgr *p, const char *key, const char *val,
 
 	if (k < 0)
 		return -ENOENT;
-	if (pgr_parse_u64(val, &v) || v < knobs[k].min || v > knobs[k].max) {
-		snprintf(msg, sizeof(msg), "expected a number from %llu to %llu",
-			 (unsigned long long)knobs[k].min,
+	if ((knobs[k].size ? pgr_parse_size(val, &v) : pgr_parse_u64(val, &v)) ||
+	    v < knobs[k].min || v > knobs[k].max) {
+		snprintf(msg, sizeof(msg), "expected a %s from %llu to %llu",
+			 knobs[k].size ? "size (bytes, or with K, M, G)" :
+			 "number", (unsigned long long)knobs[k].min,
 			 (unsigned long long)knobs[k].max);
 		*why = msg;
 		return -EINVAL;

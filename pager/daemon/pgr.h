@@ -315,6 +315,8 @@ struct pgr_opts {
 	const char *swap_path;		/* NULL: none */
 	uint64_t swap_pages;		/* capacity */
 	bool swap_temp;			/* remove the file when done */
+	int zram;			/* swap compressed in memory, no file:
+					 * enum pgr_zram_comp (zram.c), 0 */
 	const char *socket_path;
 	bool private_mode;		/* exit when the last client leaves */
 	int ready_fd;			/* write "ready\n" here, or -1 */
@@ -361,11 +363,18 @@ struct pgr {
 	uint32_t *swap_free;
 	uint32_t nr_swap_free;
 	uint64_t swap_used;
+	struct zram *zram;		/* the store with --swap zram (zram.c) */
+	uint64_t zram_mem_limit;	/* knob zram.mem_limit: bytes, 0 */
 
 	/* io_uring */
 	void *ring;			/* struct io_uring (ring.c) */
 	const struct pgr_ring_ops *ring_ops;
 	int ring_efd;
+	struct pgr_done {		/* I/O done at once (ring.c) */
+		uint64_t tag;
+		int res;
+	} *done;
+	size_t nr_done, cap_done;
 	uv_poll_t ring_poll;
 	uv_prepare_t before_wait;	/* background work, queued I/O sent */
 	unsigned int inflight;		/* reads and writes */
@@ -445,6 +454,12 @@ struct pgr {
 static inline char *pgr_buf(struct pgr *p, uint32_t buf)
 {
 	return p->arena + (size_t)buf * PGR_PAGE;
+}
+
+/* Is there a swap device (a file, or zram)? */
+static inline bool pgr_has_swap(const struct pgr *p)
+{
+	return p->swap != NULL;
 }
 
 static inline uint32_t pgr_client_id(const struct pgr *p,

@@ -11,6 +11,11 @@
  * loop, which reaps them and hands each to the handler its kind was given
  * at pgr_ring_open() (as a bio's end_io), then calls the ops' after():
  * this file calls nothing above it.
+ *
+ * A store without a device (zram.c: pages compressed in the daemon's
+ * memory) does its I/O at once; its completion still goes through here
+ * (pgr_ring_done()), on the loop's next turn like any other, so that the
+ * fault path and reclaim see one kind of I/O.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -34,40 +39,68 @@ static struct io_uring *ring(struct pgr *p)
 	return p->ring;
 }
 
+static uint64_t tag_of(enum pgr_io_kind kind, uint64_t arg)
+{
+	return (kind == PGR_IO_FILE_READ ? arg : arg << 2) | kind;
+}
+
+/* One completion to its owner. */
+static void complete(struct pgr *p, uint64_t tag, int res)
+{
+	enum pgr_io_kind kind = (enum pgr_io_kind)(tag & 3);
+
+	p->inflight--;
+	if (kind == PGR_IO_SWAP_WRITE || kind == PGR_IO_FILE_WRITE) {
+		p->writes--;
+		p->writes_tick = p->ticks;
+	}
+	p->ring_ops->done[kind](p, kind == PGR_IO_FILE_READ ?
+				tag & ~(uint64_t)3 : tag >> 2, res);
+}
+
+/* In flight from now on: counted as the ring's I/O is. */
+static void started(struct pgr *p, bool write)
+{
+	p->inflight++;
+	if (write && !p->writes++)
+		p->writes_tick = p->ticks;
+}
+
 /* Hand every completion to its owner. Completions beyond the ring's
  * size wait in the kernel's overflow list until io_uring_get_events()
  * moves them in. */
 void pgr_ring_reap(struct pgr *p)
 {
-	const struct pgr_ring_ops *ops = p->ring_ops;
 	struct io_uring_cqe *cqe;
-	unsigned int head, n;
+	unsigned int head, n, m;
 	eventfd_t v;
 
 	eventfd_read(p->ring_efd, &v);
 	do {
-		n = 0;
+		struct pgr_done *done = p->done;
+		size_t nr_done = p->nr_done;
+
+		/* Taken first: handlers may add more, for the next round. */
+		p->done = NULL;
+		p->nr_done = p->cap_done = 0;
+		for (size_t k = 0; k < nr_done; k++)
+			complete(p, done[k].tag, done[k].res);
+		free(done);
+		n = (unsigned int)nr_done;
+		m = 0;
 		io_uring_for_each_cqe(ring(p), head, cqe) {
 			uint64_t tag = (uint64_t)(uintptr_t)
 				       io_uring_cqe_get_data(cqe);
-			enum pgr_io_kind kind = (enum pgr_io_kind)(tag & 3);
 
 			n++;
-			p->inflight--;
-			if (kind == PGR_IO_SWAP_WRITE ||
-			    kind == PGR_IO_FILE_WRITE) {
-				p->writes--;
-				p->writes_tick = p->ticks;
-			}
-			ops->done[kind](p, kind == PGR_IO_FILE_READ ?
-					tag & ~(uint64_t)3 : tag >> 2,
-					cqe->res);
+			m++;
+			complete(p, tag, cqe->res);
 		}
-		io_uring_cq_advance(ring(p), n);
+		io_uring_cq_advance(ring(p), m);
 		if (io_uring_cq_has_overflow(ring(p)))
 			io_uring_get_events(ring(p));
 	} while (n);
-	ops->after(p);
+	p->ring_ops->after(p);
 }
 
 static void reap(uv_poll_t *h, int status, int events)
@@ -83,7 +116,7 @@ void pgr_ring_submit(struct pgr *p)
 
 bool pgr_ring_completed(struct pgr *p)
 {
-	return p->ring && io_uring_cq_ready(ring(p));
+	return p->nr_done || (p->ring && io_uring_cq_ready(ring(p)));
 }
 
 int pgr_ring_open(struct pgr *p, const struct pgr_ring_ops *ops)
@@ -126,6 +159,9 @@ void pgr_ring_close(struct pgr *p)
 	uv_close((uv_handle_t *)&p->ring_poll, NULL);
 	io_uring_queue_exit(ring(p));
 	close(p->ring_efd);
+	free(p->done);
+	p->done = NULL;
+	p->nr_done = p->cap_done = 0;
 	free(p->ring);
 	p->ring = NULL;
 }
@@ -148,10 +184,16 @@ int pgr_ring_queue(struct pgr *p, int fd, void *buf, size_t len, off_t off,
 	else
 		io_uring_prep_read(sqe, fd, buf, (unsigned int)len,
 				   (uint64_t)off);
-	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)
-		((kind == PGR_IO_FILE_READ ? arg : arg << 2) | kind));
-	p->inflight++;
-	if (write && !p->writes++)
-		p->writes_tick = p->ticks;
+	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)tag_of(kind, arg));
+	started(p, write);
 	return 0;
+}
+
+void pgr_ring_done(struct pgr *p, bool write, enum pgr_io_kind kind,
+		   uint64_t arg, int res)
+{
+	pgr_grow(&p->done, &p->cap_done, p->nr_done + 1, sizeof(*p->done));
+	p->done[p->nr_done++] = (struct pgr_done){ tag_of(kind, arg), res };
+	started(p, write);
+	eventfd_write(p->ring_efd, 1);	/* the loop reaps it next */
 }

@@ -36,6 +36,10 @@ void pgr_ring_close(struct pgr *p);
  * even after a submit). */
 int pgr_ring_queue(struct pgr *p, int fd, void *buf, size_t len, off_t off,
 		   bool write, enum pgr_io_kind kind, uint64_t arg);
+/* I/O done already, with result @res (a store without a device): its
+ * completion is handed on when the loop next reaps, as the ring's are. */
+void pgr_ring_done(struct pgr *p, bool write, enum pgr_io_kind kind,
+		   uint64_t arg, int res);
 /* Submit the I/O queued so far. */
 void pgr_ring_submit(struct pgr *p);
 /* Are completions waiting to be reaped? */

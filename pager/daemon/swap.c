@@ -15,6 +15,9 @@
  * The completions go to their owners: swap-ins to the fault path,
  * write-outs to the backend (the handlers daemon.c gives the ring).
  *
+ * With --swap zram there is no file: the slots' pages are compressed in
+ * the daemon's memory (zram.c), and their I/O completes at once.
+ *
  * Owns: the swap file and its slot records (references, swap cache,
  * shadow, checksum).
  */
@@ -29,15 +32,34 @@
 #include "pgr.h"
 #include "ring.h"
 #include "swap.h"
+#include "zram.h"
 
 #define RING_ENTRIES	256
 #define CQ_ENTRIES	8192
 
+/* The slot records, every slot free. */
+static void slots_init(struct pgr *p)
+{
+	p->swap = pgr_xcalloc(p->o.swap_pages, sizeof(*p->swap));
+	p->swap_free = pgr_xcalloc(p->o.swap_pages, sizeof(*p->swap_free));
+	for (uint64_t s = p->o.swap_pages; s-- > 0;) {
+		p->swap[s].cache = PGR_NONE;
+		p->swap_free[p->nr_swap_free++] = (uint32_t)s;
+	}
+}
+
 int pgr_swap_open(struct pgr *p)
 {
-	int fd;
+	int fd, err;
 
 	p->swap_fd = -1;
+	if (p->o.zram && p->o.swap_pages) {
+		err = pgr_zram_open(p, (enum pgr_zram_comp)p->o.zram,
+				    p->o.swap_pages);
+		if (!err)
+			slots_init(p);
+		return err;
+	}
 	if (!p->o.swap_path || !p->o.swap_pages)
 		return 0;
 	fd = open(p->o.swap_path, O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC,
@@ -61,12 +83,7 @@ int pgr_swap_open(struct pgr *p)
 		close(fd);
 		return -err;
 	}
-	p->swap = pgr_xcalloc(p->o.swap_pages, sizeof(*p->swap));
-	p->swap_free = pgr_xcalloc(p->o.swap_pages, sizeof(*p->swap_free));
-	for (uint64_t s = p->o.swap_pages; s-- > 0;) {
-		p->swap[s].cache = PGR_NONE;
-		p->swap_free[p->nr_swap_free++] = (uint32_t)s;
-	}
+	slots_init(p);
 	p->swap_fd = fd;
 	return 0;
 }
@@ -76,6 +93,7 @@ void pgr_swap_close(struct pgr *p)
 	if (p->swap_fd >= 0)
 		close(p->swap_fd);
 	p->swap_fd = -1;
+	pgr_zram_close(p);
 	free(p->swap);
 	free(p->swap_free);
 	p->swap = NULL;
@@ -96,7 +114,7 @@ uint32_t pgr_swap_alloc(struct pgr *p)
 
 bool pgr_swap_half_full(const struct pgr *p)
 {
-	return p->swap_fd >= 0 && (uint64_t)p->nr_swap_free * 2 <
+	return pgr_has_swap(p) && (uint64_t)p->nr_swap_free * 2 <
 				  p->o.swap_pages;
 }
 
@@ -109,6 +127,7 @@ void pgr_swap_put(struct pgr *p, uint32_t s)
 	if (r->shadow)
 		pol_shadow_forget(p->pol, r->shadow);
 	r->shadow = 0;
+	pgr_zram_free(p, s);
 	p->swap_free[p->nr_swap_free++] = s;
 	p->swap_used--;
 }
@@ -135,15 +154,25 @@ bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf)
 	return page_sum(buf) == p->swap[slot].sum;
 }
 
-/* What a completion is for: the low two bits of its user data; the rest
- * is the page (swap) or the record (file read, 8-byte aligned). */
-enum { IO_SWAP_READ = 0, IO_SWAP_WRITE = 1, IO_FILE_READ = 2 };
-
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write)
 {
 	char *buf = pgr_buf(p, p->pages[page].buf);
 	int err;
 
+	if (p->zram) {
+		/* A write zram refuses (zram.mem_limit) is refused here, at
+		 * once, as a full swap device refuses a slot; a read that
+		 * fails completes with the error, which stops the client. */
+		err = write ? pgr_zram_write(p, slot, buf) :
+			      pgr_zram_read(p, slot, buf);
+		if (err && write)
+			return err;
+		if (write)
+			p->swap[slot].sum = page_sum(buf);
+		pgr_ring_done(p, write, write ? PGR_IO_SWAP_WRITE :
+			      PGR_IO_SWAP_READ, page, err ? err : PGR_PAGE);
+		return 0;
+	}
 	err = pgr_ring_queue(p, p->swap_fd, buf, PGR_PAGE,
 			     (off_t)slot * PGR_PAGE, write,
 			     write ? PGR_IO_SWAP_WRITE : PGR_IO_SWAP_READ,

@@ -17,7 +17,9 @@ bool pgr_swap_half_full(const struct pgr *p);
 /* Does @buf, read from @slot, hold what was written there? */
 bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf);
 /* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
- * submitted before the loop next waits. */
+ * submitted before the loop next waits (with zram: done at once, its
+ * completion handed on at the next reap). 0; -EBUSY: the ring is full;
+ * -ENOMEM: zram refused the write (zram.mem_limit). */
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
 
 #endif /* PGR_DAEMON_SWAP_H */
