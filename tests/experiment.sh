@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=42
+plan=45
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -325,3 +325,27 @@ bad "a native configuration with the pager's own setting" "mem 16M
 workload true
 config a
 config k native use_once_mapped=on" "4: config k: use_once_mapped is not a setting this kernel has"
+bad "a native configuration with a zram compressor it cannot have" "mem 16M
+workload true
+config a
+config k native swap=zram:nope" "4: config k: swap=zram:nope: this kernel"
+bad "a configuration whose swap device the pager has not" "mem 16M
+workload true
+config a
+config z swap=zram:nope" "4: config z"
+# zram on both sides: the pager's --swap zram and the kernel's zram0
+if [ -w /sys/block/zram0/disksize ]; then
+	printf '%s\n' "mem       32M" "swap      256M" "workload  $usemem 64 2" \
+		"counters  pswpout oom_kill" "config    pager swap=zram" \
+		"config    kernel native swap=zram" >"$tmp/zram.exp"
+	out=$("$PAGER" experiment -o "$tmp/zr" "$tmp/zram.exp" 2>&1)
+	rc=$?
+	psw=$(echo "$out" | awk '$1 == "pswpout" { print $2 }')
+	ksw=$(echo "$out" | awk '$1 == "pswpout" { print $3 }')
+	check "swap=zram: 64 MB through 32M, the pager's zram and the kernel's zram0 both swap (pswpout $psw, $ksw), and zram0 is reset after ($(cat /sys/block/zram0/disksize))" \
+		"$([ $rc = 0 ] && [ "${psw:-0}" -gt 4096 ] && [ "${ksw:-0}" -gt 4096 ] &&
+		   [ "$(cat /sys/block/zram0/disksize)" = 0 ] &&
+		   [ "$(grep -c / /proc/swaps)" = "$swaps0" ]; echo $?)" "$out"
+else
+	skip_one "no zram0 here (modprobe zram): the kernel's zram beside the pager's"
+fi

@@ -141,6 +141,7 @@ struct exp_native {
 	char cg[PATH_MAX];		/* the run's memory cgroup, "" none */
 	bool v2;			/* cgroup v2's, else v1's */
 	char swapfile[PATH_MAX];	/* made for the run, "" none */
+	bool zram;			/* zram0 set up as its swap */
 	char swaps_off[EXP_NATIVE_SWAPS][400];	/* turned off for it */
 	int nr_swaps_off;
 	struct { char path[128]; char old[64]; } sysctls[EXP_NATIVE_SYSCTLS];

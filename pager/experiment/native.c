@@ -9,7 +9,10 @@
  * memory.max where cgroup v2 has the memory controller, else v1's
  * memory.limit_in_bytes); the swaps that are on are turned off, and with
  * `swap SIZE` (or the pager's default size) a swap file of that size is
- * made and turned on for the run alone; the configuration's settings, and
+ * made and turned on for the run alone (with the configuration's
+ * swap=zram[:ALG], the kernel's zram0 of that size instead, reset before
+ * and after: the kernel's own beside the pager's `--swap zram`); the
+ * configuration's settings, and
  * the experiment's `set` lines the kernel has too (read_ahead_kb of the
  * working directory's disk, fault_around_bytes), are written where the
  * kernel keeps them (put back after). The workload runs
@@ -19,7 +22,7 @@
  * the kernel has not (the pager's own, its phases) is left out and shows
  * as "-". oom_kill is the cgroup's. Root only.
  *
- * Owns: the run's cgroup, swap file and the settings it changed, until
+ * Owns: the run's cgroup, swap file (or zram0) and the settings it changed, until
  * exp_native_close() puts everything back.
  */
 #include <errno.h>
@@ -102,6 +105,50 @@ static const char *sysctl_of(const char *key)
 	return NULL;
 }
 
+/* ---- the kernel's zram as the run's swap (swap=zram[:ALG]) -------------- */
+
+#define ZRAM	"/sys/block/zram0"
+
+/* The compressor of "zram[:ALG]" (lz4 by default, as the pager's) in
+ * @alg: 0, or -1 if @dev names no zram. */
+static int zram_alg(const char *dev, char *alg, size_t len)
+{
+	if (strncmp(dev, "zram", 4) || (dev[4] && dev[4] != ':'))
+		return -1;
+	snprintf(alg, len, "%s", dev[4] ? dev + 5 : "lz4");
+	return 0;
+}
+
+/* Is there a zram0 here that offers the compressor? */
+static int zram_check(const char *dev, char *why, size_t len)
+{
+	char alg[32], algs[256] = "", words[256];
+	FILE *f;
+
+	if (zram_alg(dev, alg, sizeof(alg))) {
+		snprintf(why, len, "swap=%s: a native configuration swaps to "
+			 "the experiment's file, or to zram[:ALG]", dev);
+		return -1;
+	}
+	f = fopen(ZRAM "/comp_algorithm", "re");
+	if (!f || !fgets(algs, sizeof(algs), f)) {
+		snprintf(why, len, "swap=%s: this kernel has no zram0 "
+			 "(modprobe zram)", dev);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	algs[strcspn(algs, "\n")] = 0;
+	snprintf(words, sizeof(words), "%s", algs);
+	for (char *t = strtok(words, " []"); t; t = strtok(NULL, " []"))
+		if (!strcmp(t, alg))
+			return 0;
+	snprintf(why, len, "swap=%s: this kernel's zram has no %s (it has: "
+		 "%s)", dev, alg, algs);
+	return -1;
+}
+
 int exp_native_check(const struct exp_config *c, char *why, size_t len)
 {
 	char path[256];
@@ -120,6 +167,11 @@ int exp_native_check(const struct exp_config *c, char *why, size_t len)
 		char key[96];
 		const char *p;
 
+		if (!strncmp(c->sets[k], "swap=", 5)) {
+			if (zram_check(c->sets[k] + 5, why, len))
+				return -1;
+			continue;
+		}
 		snprintf(key, sizeof(key), "%.*s",
 			 (int)strcspn(c->sets[k], "="), c->sets[k]);
 		p = sysctl_of(key);
@@ -157,11 +209,29 @@ static void swaps_off(struct exp_native *n)
 		fclose(f);
 }
 
+/* mkswap @path: 0, or -1. */
+static int mkswap(const char *path)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("mkswap", "mkswap", path, (char *)NULL);
+		execl("/sbin/mkswap", "mkswap", path, (char *)NULL);
+		_exit(127);
+	}
+	return pid < 0 || waitpid(pid, &status, 0) != pid ||
+	       !WIFEXITED(status) || WEXITSTATUS(status) ? -1 : 0;
+}
+
 static int make_swap(struct exp_native *n, uint64_t bytes, char *why,
 		     size_t len)
 {
-	int fd, status;
-	pid_t pid;
+	int fd;
 
 	snprintf(n->swapfile, sizeof(n->swapfile), "%s/pager-native-swap.%d",
 		 pgr_tmp_dir(), (int)getpid());
@@ -176,18 +246,7 @@ static int make_swap(struct exp_native *n, uint64_t bytes, char *why,
 		return -1;
 	}
 	close(fd);
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execlp("mkswap", "mkswap", n->swapfile, (char *)NULL);
-		execl("/sbin/mkswap", "mkswap", n->swapfile, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) || swapon(n->swapfile, 0)) {
+	if (mkswap(n->swapfile) || swapon(n->swapfile, 0)) {
 		snprintf(why, len, "cannot turn the swap file %s on (mkswap, "
 			 "swapon): %s", n->swapfile, strerror(errno));
 		unlink(n->swapfile);
@@ -195,6 +254,38 @@ static int make_swap(struct exp_native *n, uint64_t bytes, char *why,
 		return -1;
 	}
 	return 0;
+}
+
+/* zram0 reset, then @bytes of swap compressed with @alg, turned on. */
+static int zram_on(struct exp_native *n, const char *dev, uint64_t bytes,
+		   char *why, size_t len)
+{
+	char alg[32], v[32];
+
+	zram_alg(dev, alg, sizeof(alg));
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)bytes);
+	if (write_file(ZRAM "/reset", "1") ||
+	    write_file(ZRAM "/comp_algorithm", alg) ||
+	    write_file(ZRAM "/disksize", v) || mkswap("/dev/zram0") ||
+	    swapon("/dev/zram0", 0)) {
+		snprintf(why, len, "cannot set up zram0 with %s as swap: %s",
+			 alg, strerror(errno));
+		write_file(ZRAM "/reset", "1");
+		return -1;
+	}
+	n->zram = true;
+	return 0;
+}
+
+static void zram_off(struct exp_native *n)
+{
+	if (!n->zram)
+		return;
+	if (swapoff("/dev/zram0"))
+		pgr_warn("cannot turn zram0 off: %s", strerror(errno));
+	else
+		write_file(ZRAM "/reset", "1");
+	n->zram = false;
 }
 
 static void read_vmstat(struct exp_run *into)
@@ -262,6 +353,7 @@ int exp_native_open(const struct experiment *e, const struct exp_config *c,
 		    char *why, size_t len)
 {
 	char path[PATH_MAX + 64], v[64];
+	const char *dev = NULL;		/* swap=zram[:ALG] */
 	uint64_t mem, swap;
 
 	memset(n, 0, sizeof(*n));
@@ -282,7 +374,18 @@ int exp_native_open(const struct experiment *e, const struct exp_config *c,
 	sync();
 	write_file("/proc/sys/vm/drop_caches", "3");
 	swaps_off(n);
-	if (swap && make_swap(n, swap, why, len)) {
+	for (int k = 0; k < c->nr_sets; k++)
+		if (!strncmp(c->sets[k], "swap=", 5))
+			dev = c->sets[k] + 5;
+	if (dev && n->nr_swaps_off &&
+	    !strcmp(n->swaps_off[n->nr_swaps_off - 1], "/dev/zram0")) {
+		snprintf(why, len, "zram0 is this machine's swap: it is not "
+			 "taken for a run");
+		exp_native_close(n);
+		return -1;
+	}
+	if (swap && (dev ? zram_on(n, dev, swap, why, len) :
+		     make_swap(n, swap, why, len))) {
 		exp_native_close(n);
 		return -1;
 	}
@@ -308,6 +411,8 @@ int exp_native_open(const struct experiment *e, const struct exp_config *c,
 		char key[96];
 		const char *val = strchr(c->sets[k], '=') + 1;
 
+		if (!strncmp(c->sets[k], "swap=", 5))
+			continue;
 		snprintf(key, sizeof(key), "%.*s",
 			 (int)strcspn(c->sets[k], "="), c->sets[k]);
 		if (!n->v2 && !strcmp(key, "vm.swappiness")) {
@@ -435,6 +540,7 @@ void exp_native_close(struct exp_native *n)
 		write_file(n->sysctls[n->nr_sysctls].path,
 			   n->sysctls[n->nr_sysctls].old);
 	}
+	zram_off(n);
 	if (n->swapfile[0]) {
 		if (swapoff(n->swapfile))
 			pgr_warn("cannot turn the swap file %s off: %s",

@@ -96,6 +96,20 @@ static int mkdirs(const char *path)
 
 /* ---- one run ------------------------------------------------------------- */
 
+/* One setting as `pager daemon`'s options: swap=DEVICE is --swap DEVICE
+ * (zram, zram:zstd: a configuration's swap device), any other --set. */
+static int set_argv(const char *kv, const char **argv)
+{
+	if (!strncmp(kv, "swap=", 5)) {
+		argv[0] = "--swap";
+		argv[1] = kv + 5;
+	} else {
+		argv[0] = "--set";
+		argv[1] = kv;
+	}
+	return 2;
+}
+
 /* `pager daemon` with the budget, swap and settings of @c (NULL: the
  * common ones only) in @argv; returns the count. Room for 12 more. */
 static int daemon_argv(const struct exp_runner *x, const struct exp_config *c,
@@ -114,14 +128,10 @@ static int daemon_argv(const struct exp_runner *x, const struct exp_config *c,
 		argv[n++] = "--swap-size";
 		argv[n++] = e->swap;
 	}
-	for (int k = 0; k < e->nr_common; k++) {
-		argv[n++] = "--set";
-		argv[n++] = e->common[k];
-	}
-	for (int k = 0; c && k < c->nr_sets; k++) {
-		argv[n++] = "--set";
-		argv[n++] = c->sets[k];
-	}
+	for (int k = 0; k < e->nr_common; k++)
+		n += set_argv(e->common[k], argv + n);
+	for (int k = 0; c && k < c->nr_sets; k++)
+		n += set_argv(c->sets[k], argv + n);
 	argv[n] = NULL;
 	return n;
 }
