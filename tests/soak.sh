@@ -8,9 +8,10 @@
 #
 #   PAGER=pager/pager VERIFY=examples/verify SOAK_SECONDS=600 sh tests/soak.sh
 set -u
-PAGER=${PAGER:-pager/pager}
-VERIFY=${VERIFY:-examples/verify}
-THRASH=${THRASH:-examples/thrash}
+# Absolute: the thrash run starts from the working directory.
+PAGER=$(realpath "${PAGER:-pager/pager}")
+VERIFY=$(realpath "${VERIFY:-examples/verify}")
+THRASH=$(realpath "${THRASH:-examples/thrash}")
 secs=${SOAK_SECONDS:-600}
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-soak.XXXXXX")
 sock=$tmp/pager.sock
@@ -54,23 +55,33 @@ run() {	# NAME CMD...: one workload, its output kept
 
 end=$(( $(date +%s) + secs ))
 round=0
-while [ "$(date +%s)" -lt "$end" ] && kill -0 "$daemon" 2>/dev/null; do
+# The daemon must answer, not merely exist: a dead one not yet waited for
+# still takes kill -0, and the rounds would spin.
+while [ "$(date +%s)" -lt "$end" ] &&
+      "$PAGER" stat --socket "$sock" >/dev/null 2>&1; do
 	round=$((round + 1))
 	run anon "$VERIFY" --mb 64 --seed $round passes threads fork mremap regrow &
+	pids=$!
 	run files "$VERIFY" --mb 48 --seed $round --file "$tmp/f$round" \
 		fshared fprivate ftwo &
+	pids="$pids $!"
 	run pipe "$VERIFY" --mb 32 --seed $round dontneed munmap pipe &
+	pids="$pids $!"
 	# Coherence: four processes' random calls on one file against a
 	# model of it, and the system calls' modes.
 	run coherence "$VERIFY" --mb 24 --seed $round --file "$tmp/c$round" \
 		fstress fwrite fread fgrow fremap ftrunc fraw fwb fredirty &
+	pids="$pids $!"
 	if command -v stress-ng >/dev/null; then
 		run stress stress-ng --vm 2 --vm-bytes 32M --vm-method all \
 			--verify --timeout 10s &
+		pids="$pids $!"
 	fi
 	(cd "$tmp" && run thrash "$THRASH" 40 24 4) &
-	wait_for=$(jobs -p | grep -v -e "^$flipper\$" -e "^$daemon\$")
-	for j in $wait_for; do wait "$j"; done
+	pids="$pids $!"
+	# The round's own: `jobs -p` in a command substitution lists none in
+	# some shells (dash under timeout(1)), and the rounds spun.
+	for j in $pids; do wait "$j"; done
 	rm -f "$tmp"/f"$round"* "$tmp"/c"$round"*
 done
 
