@@ -18,10 +18,6 @@ print(sum(len(v) for v in d.values()) + len(z), flush=True)
 time.sleep(1)
 print(sum(len(v) for v in d.values()) + sum(z) + len(z))'
 
-field() {	# NAME: the daemon's zram field (or any counter)
-	stat_of "$1"
-}
-
 # ---- lz4, the default -----------------------------------------------------
 start_daemon 8M --swap zram ||
 	skip_rest "the daemon did not start: $(tail -3 "$log")"
@@ -38,7 +34,7 @@ prun python3 -c "$TEXT" >"$tmp/text.out" 2>&1 &
 run=$!
 sleep 0.8
 while kill -0 "$run" 2>/dev/null &&
-      [ "$(field zram.orig_data_size)" -lt $((16 << 20)) ]; do
+      [ "$(stat_of zram.orig_data_size)" -lt $((16 << 20)) ]; do
 	sleep 0.05
 done
 st=$("$PAGER" stat --socket "$sock" | grep '^zram\.' | tr '\n' ' ')
@@ -53,7 +49,7 @@ check "pager stat shows zram's mm_stat: text compresses (ratio > 2), zeros are s
 			     v["zram.compr_ratio"] > 2 &&
 			     v["zram.same_pages"] > 0 &&
 			     v["zram.mem_used_total"] > 0) }'; echo $?)" "$st"
-left="$(field zram.orig_data_size) $(field zram.mem_used_total) $(field zram.same_pages) $(field swap_used)"
+left="$(stat_of zram.orig_data_size) $(stat_of zram.mem_used_total) $(stat_of zram.same_pages) $(stat_of swap_used)"
 check "every program gone: zram holds nothing (orig, used, same, slots: $left)" \
 	"$([ "$left" = "0 0 0 0" ]; echo $?)" "$left"
 stop_daemon
@@ -63,7 +59,7 @@ start_daemon 8M --swap zram:zstd || skip_rest "the daemon did not start"
 out=$(prun "$VERIFY" --mb 32 --threads 4 passes threads 2>&1)
 check "zram:zstd: verify passes and threads, every word right" $? "$out"
 out=$(prun python3 -c "$TEXT" 2>&1)
-alg=$(field zram.comp_algorithm)
+alg=$(stat_of zram.comp_algorithm)
 check "zram:zstd: python3's output is its native run's (compressed with $alg)" \
 	"$([ "$out" = "$native" ] && [ "$alg" = zstd ]; echo $?)" "$out"
 stop_daemon
@@ -74,7 +70,7 @@ start_daemon 8M --swap zram --set zram.mem_limit=8M ||
 prun "$VERIFY" --mb 32 passes >"$tmp/lim.out" 2>&1
 rc=$?
 kills=$(stat_of oom_kill)
-used=$(field zram.mem_used_max)
+used=$(stat_of zram.mem_used_max)
 check "zram.mem_limit=8M under 32 MiB of random pages: OOM-killed (status $rc, oom_kill $kills), zram kept within it (max $used bytes)" \
 	"$([ "$rc" = 137 ] && [ "$kills" = 1 ] && [ "$used" -le 8388608 ] &&
 	   "$PAGER" stat --socket "$sock" >/dev/null; echo $?)" \

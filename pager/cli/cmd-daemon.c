@@ -67,9 +67,8 @@ int daemon_parse_opt(struct daemon_args *a, int c, const char *arg,
 		a->mem = v;
 		return 0;
 	case 's':
-		if (!strncmp(arg, "zram", 4) && (!arg[4] || arg[4] == ':')) {
-			a->zram = pgr_daemon_zram_comp(arg[4] ? arg + 5 :
-						       "lz4");
+		if (pgr_zram_spec(arg)) {
+			a->zram = pgr_daemon_zram_comp(pgr_zram_spec(arg));
 			if (!a->zram)
 				return pgr_usage_error(use, "--swap %s: zram "
 						       "compresses with lz4 or "

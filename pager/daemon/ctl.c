@@ -156,7 +156,6 @@ static void cmd_exclude(struct req *r)
 	reply(r, "ok");
 }
 
-/* adopt: every anonymous mapping now; map START LEN: this one */
 /*
  * A "map" whose adoption is put off (an event of the mm is unread:
  * region.c, later()) is not answered yet. The shim waits for the answer
@@ -233,6 +232,7 @@ void pgr_ctl_release_held(struct pgr *p)
 	p->held = NULL;
 }
 
+/* adopt: every anonymous mapping now; map START LEN: this one */
 static void cmd_adopt(struct req *r, bool one)
 {
 	struct client *c = own(r);

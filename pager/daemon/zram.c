@@ -47,7 +47,7 @@ struct zslot {
 		void *data;		/* comp, huge */
 		uint64_t word;		/* same */
 	};
-	uint16_t len;			/* comp: bytes */
+	uint16_t len;			/* comp, huge: bytes kept */
 	uint8_t kind;
 };
 
@@ -109,7 +109,7 @@ static void slot_free(struct zram *z, struct zslot *s)
 		z->st.huge_pages--;
 		/* fall through */
 	case Z_COMP:
-		z->st.compr_data_size -= s->kind == Z_HUGE ? PGR_PAGE : s->len;
+		z->st.compr_data_size -= s->len;
 		z->st.mem_used_total -= malloc_usable_size(s->data);
 		free(s->data);
 		break;
@@ -199,7 +199,7 @@ int pgr_zram_write(struct pgr *p, uint32_t slot, const char *page)
 		return -ENOMEM;
 	}
 	memcpy(n.data, n.kind == Z_HUGE ? page : z->scratch, len);
-	n.len = (uint16_t)(n.kind == Z_HUGE ? 0 : len);
+	n.len = (uint16_t)len;
 	z->st.compr_data_size += len;
 	z->st.mem_used_total += used;
 	if (z->st.mem_used_total > z->st.mem_used_max)

@@ -22,8 +22,8 @@
  * the kernel has not (the pager's own, its phases) is left out and shows
  * as "-". oom_kill is the cgroup's. Root only.
  *
- * Owns: the run's cgroup, swap file (or zram0) and the settings it changed, until
- * exp_native_close() puts everything back.
+ * Owns: the run's cgroup, swap file (or zram0) and the settings it
+ * changed, until exp_native_close() puts everything back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,23 +109,14 @@ static const char *sysctl_of(const char *key)
 
 #define ZRAM	"/sys/block/zram0"
 
-/* The compressor of "zram[:ALG]" (lz4 by default, as the pager's) in
- * @alg: 0, or -1 if @dev names no zram. */
-static int zram_alg(const char *dev, char *alg, size_t len)
-{
-	if (strncmp(dev, "zram", 4) || (dev[4] && dev[4] != ':'))
-		return -1;
-	snprintf(alg, len, "%s", dev[4] ? dev + 5 : "lz4");
-	return 0;
-}
-
 /* Is there a zram0 here that offers the compressor? */
 static int zram_check(const char *dev, char *why, size_t len)
 {
-	char alg[32], algs[256] = "", words[256];
+	const char *alg = pgr_zram_spec(dev);
+	char algs[256] = "", words[256];
 	FILE *f;
 
-	if (zram_alg(dev, alg, sizeof(alg))) {
+	if (!alg) {
 		snprintf(why, len, "swap=%s: a native configuration swaps to "
 			 "the experiment's file, or to zram[:ALG]", dev);
 		return -1;
@@ -260,9 +251,9 @@ static int make_swap(struct exp_native *n, uint64_t bytes, char *why,
 static int zram_on(struct exp_native *n, const char *dev, uint64_t bytes,
 		   char *why, size_t len)
 {
-	char alg[32], v[32];
+	const char *alg = pgr_zram_spec(dev);
+	char v[32];
 
-	zram_alg(dev, alg, sizeof(alg));
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)bytes);
 	if (write_file(ZRAM "/reset", "1") ||
 	    write_file(ZRAM "/comp_algorithm", alg) ||
@@ -377,12 +368,13 @@ int exp_native_open(const struct experiment *e, const struct exp_config *c,
 	for (int k = 0; k < c->nr_sets; k++)
 		if (!strncmp(c->sets[k], "swap=", 5))
 			dev = c->sets[k] + 5;
-	if (dev && n->nr_swaps_off &&
-	    !strcmp(n->swaps_off[n->nr_swaps_off - 1], "/dev/zram0")) {
-		snprintf(why, len, "zram0 is this machine's swap: it is not "
-			 "taken for a run");
-		exp_native_close(n);
-		return -1;
+	for (int k = 0; dev && k < n->nr_swaps_off; k++) {
+		if (!strcmp(n->swaps_off[k], "/dev/zram0")) {
+			snprintf(why, len, "zram0 is this machine's swap: it "
+				 "is not taken for a run");
+			exp_native_close(n);
+			return -1;
+		}
 	}
 	if (swap && (dev ? zram_on(n, dev, swap, why, len) :
 		     make_swap(n, swap, why, len))) {

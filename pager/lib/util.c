@@ -50,6 +50,13 @@ const char *pgr_tmp_dir(void)
 	return dir && *dir ? dir : "/var/tmp";
 }
 
+const char *pgr_zram_spec(const char *dev)
+{
+	if (strncmp(dev, "zram", 4) || (dev[4] && dev[4] != ':'))
+		return NULL;
+	return dev[4] ? dev + 5 : "lz4";
+}
+
 int pgr_parse_size(const char *s, uint64_t *bytes)
 {
 	char num[40];

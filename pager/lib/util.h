@@ -22,6 +22,9 @@ int pgr_parse_size(const char *s, uint64_t *bytes);
 /* Where temporary files go: $TMPDIR, or /var/tmp (the daemon's swap file,
  * an experiment's working directory). */
 const char *pgr_tmp_dir(void);
+/* A swap device "zram" or "zram:ALG": ALG ("lz4" for plain "zram"), or
+ * NULL if @dev names no zram (`--swap`, an experiment's swap=). */
+const char *pgr_zram_spec(const char *dev);
 /* Format @bytes with the largest exact suffix ("512M", "4100K"). */
 const char *pgr_fmt_size(uint64_t bytes, char *buf, size_t len);
 
