@@ -36,6 +36,12 @@
  * floor plus one decompression of such a page in this process. At depth
  * one a swap-in's throughput is its inverse (pages/s).
  *
+ * Swap in Redis (--swap redis://, a redis-server started here on
+ * 127.0.0.1 if one is installed): the same swap-in, against the file's
+ * and against its floor, the userfaultfd floor plus the store's own round
+ * trip (a GET of a 4 KiB value with hiredis, at depth one, in this
+ * process).
+ *
  * The child talks to its daemon (the socket shim.conf names beside its
  * shim) in the line protocol of docs/protocol.md.
  */
@@ -59,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hiredis/hiredis.h>
 #include <lz4.h>
 #include <zstd.h>
 
@@ -167,6 +174,59 @@ static double decompress_floor(bool zstd)
 	t = (now() - t) / FAULTS;
 	ZSTD_freeDCtx(d);
 	return memcmp(page, out, PG) ? -1 : t;
+}
+
+/* ---- a Redis server of our own ---------------------------------------- */
+
+#define REDIS_PORT	26391
+
+/* A connection to the bench's redis-server, started if need be; NULL
+ * if there is no redis-server here. */
+static redisContext *redis_start(void)
+{
+	struct timeval tv = { 1, 0 };
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "redis-server --port %d --bind 127.0.0.1 "
+		 "--save '' --appendonly no --daemonize yes --logfile "
+		 "/dev/null >/dev/null 2>&1", REDIS_PORT);
+	if (system(cmd))
+		return NULL;
+	for (int k = 0; k < 100; k++) {
+		redisContext *c = redisConnectWithTimeout("127.0.0.1",
+							  REDIS_PORT, tv);
+
+		if (c && !c->err)
+			return c;
+		redisFree(c);
+		usleep(50000);
+	}
+	return NULL;
+}
+
+/* Seconds for one GET of a 4 KiB value, at depth one: the store's own
+ * round trip. */
+static double redis_floor(redisContext *c)
+{
+	static char page[PG];
+	redisReply *r;
+	double t;
+
+	text_page(page, 7);
+	freeReplyObject(redisCommand(c, "SET bench:page %b", page,
+				     (size_t)PG));
+	t = now();
+	for (int k = 0; k < FAULTS; k++) {
+		r = redisCommand(c, "GET bench:page");
+		if (!r || r->type != REDIS_REPLY_STRING || r->len != PG) {
+			freeReplyObject(r);
+			return -1;
+		}
+		freeReplyObject(r);
+	}
+	t = (now() - t) / FAULTS;
+	freeReplyObject(redisCommand(c, "DEL bench:page"));
+	return t;
 }
 
 /* Pages a second, writing the first byte of each page of @mb MiB. */
@@ -636,6 +696,9 @@ int main(int argc, char **argv)
 	double minor_s, fhit, fmiss, seq_n, seq_p;
 	double zlz4[RUNS], zzstd[RUNS], dlz4[RUNS], dzstd[RUNS];
 	double zram_lz4, zram_zstd, dec_lz4, dec_zstd;
+	double rds[RUNS], rtt[RUNS], rds_s = -1, rtt_s = -1;
+	char store[64];
+	redisContext *rc;
 	char fpath[4096], spath[4096];
 	ssize_t n;
 
@@ -658,6 +721,8 @@ int main(int argc, char **argv)
 	make_file(dir, SEQ_MB, spath, sizeof(spath));
 	setenv("BENCH_FILE", fpath, 1);
 	setenv("BENCH_SEQ", spath, 1);
+	rc = redis_start();
+	snprintf(store, sizeof(store), "redis://127.0.0.1:%d", REDIS_PORT);
 	/* Interleaved, so that drifts of the machine hit both sides. */
 	for (int r = 0; r < RUNS; r++) {
 		v[8][r] = minor_floor();
@@ -680,6 +745,11 @@ int main(int argc, char **argv)
 		zzstd[r] = under_pager_swap(argv[1], self, "swapin", "1G",
 					    "zram:zstd");
 		dzstd[r] = decompress_floor(true);
+		if (rc) {
+			rds[r] = under_pager_swap(argv[1], self, "swapin",
+						  "1G", store);
+			rtt[r] = redis_floor(rc);
+		}
 		v[4][r] = first_touch(TOUCH_MB);
 		v[5][r] = under_pager(argv[1], self, "touch");
 		v[6][r] = cpu_loop();
@@ -705,12 +775,18 @@ int main(int argc, char **argv)
 	zram_zstd = median(zzstd, RUNS);
 	dec_lz4 = median(dlz4, RUNS);
 	dec_zstd = median(dzstd, RUNS);
+	if (rc) {
+		rds_s = median(rds, RUNS);
+		rtt_s = median(rtt, RUNS);
+		freeReplyObject(redisCommand(rc, "SHUTDOWN NOSAVE"));
+		redisFree(rc);
+	}
 	unlink(fpath);
 	unlink(spath);
 	if (armed < 0 || arm_s < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0 ||
 	    minor_s < 0 || fhit < 0 || fmiss < 0 || seq_n < 0 || seq_p < 0 ||
 	    stream_p < 0 || zram_lz4 < 0 || zram_zstd < 0 || dec_lz4 < 0 ||
-	    dec_zstd < 0) {
+	    dec_zstd < 0 || (rc && (rds_s < 0 || rtt_s < 0))) {
 		printf("bench-daemon: a run under the pager failed\n");
 		return 1;
 	}
@@ -733,6 +809,16 @@ int main(int argc, char **argv)
 	       zram_lz4 * 1e6, zram_zstd * 1e6);
 	printf("  throughput, file / lz4 / zstd            %8.0f / %.0f / %.0f pages/s\n",
 	       1 / swapin, 1 / zram_lz4, 1 / zram_zstd);
+	if (rc) {
+		printf("swap-in fault, Redis on 127.0.0.1          %8.1f us\n",
+		       rds_s * 1e6);
+		printf("  throughput                               %8.0f pages/s\n",
+		       1 / rds_s);
+		printf("Redis GET of 4 KiB, depth 1 (hiredis)      %8.1f us\n",
+		       rtt_s * 1e6);
+	} else {
+		printf("swap-in fault, Redis: skipped (no redis-server)\n");
+	}
 	printf("decompress a text page, lz4 / zstd         %8.2f / %.2f us\n",
 	       dec_lz4 * 1e6, dec_zstd * 1e6);
 	printf("first touches, native                      %8.0f pages/s\n",
@@ -774,6 +860,12 @@ int main(int argc, char **argv)
 	       zram_lz4 / (floor_s + dec_lz4));
 	printf("ratio swap-in zram zstd / (floor + decomp) %8.2f  (goal <= 1.2)\n",
 	       zram_zstd / (floor_s + dec_zstd));
+	if (rc) {
+		printf("ratio swap-in Redis / file                 %8.2f\n",
+		       rds_s / swapin);
+		printf("ratio swap-in Redis / (floor + GET)        %8.2f  (goal <= 1.2)\n",
+		       rds_s / (floor_s + rtt_s));
+	}
 	printf("ratio cpu-bound pager / native             %8.3f  (goal <= 1.05)\n",
 	       cpu_p / cpu_n);
 	return 0;

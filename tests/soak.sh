@@ -15,10 +15,23 @@ THRASH=$(realpath "${THRASH:-examples/thrash}")
 secs=${SOAK_SECONDS:-600}
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-soak.XXXXXX")
 sock=$tmp/pager.sock
-trap 'kill $flipper $daemon 2>/dev/null; [ -n "${SOAK_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap 'kill $flipper $daemon $redis 2>/dev/null; [ -n "${SOAK_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
-# SOAK_SWAP: the swap device (--swap: a file, zram, zram:zstd); default a
-# temporary file.
+# SOAK_SWAP: the swap device (--swap: a file, zram, zram:zstd,
+# redis://HOST:PORT), or "redis": a redis-server of the soak's own on
+# 127.0.0.1; default a temporary file.
+redis=
+if [ "${SOAK_SWAP:-}" = redis ]; then
+	port=$((20000 + $$ % 20000))
+	redis-server --port "$port" --bind 127.0.0.1 --save '' \
+		--appendonly no --dir "$tmp" --logfile "$tmp/redis.log" &
+	redis=$!
+	for _ in $(seq 100); do
+		[ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break
+		sleep 0.05
+	done
+	SOAK_SWAP=redis://127.0.0.1:$port
+fi
 "$PAGER" daemon --mem 48M ${SOAK_SWAP:+--swap "$SOAK_SWAP"} \
 	--socket "$sock" --log "$tmp/daemon.log" &
 daemon=$!

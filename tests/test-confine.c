@@ -47,7 +47,7 @@ int main(void)
 	void *m;
 	int fd;
 
-	if (pgr_confine())
+	if (pgr_confine(false))
 		t_skip_all("cannot confine here (no seccomp?)");
 	status("Seccomp:", buf, sizeof(buf));
 	t_ok(strstr(buf, "2"), "a seccomp filter is installed (Seccomp:%s)", buf);

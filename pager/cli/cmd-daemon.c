@@ -24,8 +24,8 @@
 #define DEFAULT_SWAP(mem) ((mem) * 4 > (1ULL << 30) ? (mem) * 4 : 1ULL << 30)
 
 static const char usage[] =
-	"usage: pager daemon [--mem SIZE] [--swap FILE|zram[:lz4|:zstd] | "
-	"--no-swap] [--swap-size SIZE]\n"
+	"usage: pager daemon [--mem SIZE] [--swap DEVICE | --no-swap] "
+	"[--swap-size SIZE]\n"
 	"                    [--socket PATH] [--set KEY=VALUE]... "
 	"[--log FILE] [--record FILE] [-v]\n"
 	"                    [--allow-uid UID]... [--check]\n"
@@ -36,9 +36,11 @@ static const char usage[] =
 	"/var/tmp\n"
 	"of four times the budget, at least 1G (sparse: disk is used as "
 	"pages go out);\n"
-	"--swap zram: that much swap compressed in the daemon's memory "
-	"(lz4 or zstd),\noutside the budget, as the kernel's zram "
-	"(--set zram.mem_limit=SIZE bounds it);\n"
+	"DEVICE: a FILE; zram[:lz4|:zstd]: that much swap compressed in the "
+	"daemon's\nmemory, outside the budget, as the kernel's zram "
+	"(--set zram.mem_limit=SIZE\nbounds it); "
+	"redis://HOST:PORT[,HOST:PORT...][/DB]: pages in Redis servers,\n"
+	"each process's on one of them by a stable hash;\n"
 	"the socket of $PAGER_SOCKET, /run/pager.sock (root) or "
 	"/tmp/pager-UID.sock,\n"
 	"mode 0600: only the daemon's user and root may join; --allow-uid "
@@ -67,7 +69,16 @@ int daemon_parse_opt(struct daemon_args *a, int c, const char *arg,
 		a->mem = v;
 		return 0;
 	case 's':
-		if (pgr_zram_spec(arg)) {
+		a->redis = NULL;
+		if (!strncmp(arg, "redis://", 8)) {
+			char why[256];
+
+			if (pgr_daemon_redis_check(arg, why, sizeof(why)))
+				return pgr_usage_error(use, "--swap %s: %s", arg,
+						       why);
+			a->redis = arg;
+			a->zram = 0;
+		} else if (pgr_zram_spec(arg)) {
 			a->zram = pgr_daemon_zram_comp(pgr_zram_spec(arg));
 			if (!a->zram)
 				return pgr_usage_error(use, "--swap %s: zram "
@@ -140,6 +151,10 @@ int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,
 			4096;
 	if (a->zram) {
 		o->zram = a->zram;	/* no file */
+		return 0;
+	}
+	if (a->redis) {
+		o->redis = a->redis;	/* no file */
 		return 0;
 	}
 	if (a->swap) {

@@ -37,7 +37,7 @@
 #include "../lib/util.h"
 
 static const char usage[] =
-	"usage: pager run [--mem SIZE] [--swap FILE|zram[:lz4|:zstd] | --no-swap] "
+	"usage: pager run [--mem SIZE] [--swap DEVICE | --no-swap] "
 	"[--swap-size SIZE]\n"
 	"                 [--group NAME] [--set KEY=VALUE]... [--socket PATH]\n"
 	"                 [--log FILE] [--record FILE] [-v] -- CMD [ARGS]...\n"

@@ -33,6 +33,7 @@ struct daemon_args {
 	uint64_t mem;			/* bytes */
 	const char *swap;		/* file, or NULL: a temporary one */
 	int zram;			/* --swap zram: pgr_opts.zram */
+	const char *redis;		/* --swap redis://...: pgr_opts.redis */
 	uint64_t swap_size;		/* bytes, 0: twice the budget */
 	bool no_swap;
 	const char *socket;

@@ -190,7 +190,7 @@ void pgr_writeout_done(struct pgr *p, uint32_t i, int res)
 {
 	struct dpage *d = &p->pages[i];
 
-	if (res != PGR_PAGE)
+	if (res != PGR_PAGE && res != -EHOSTDOWN)	/* gone: said once */
 		pgr_err("swap write of slot %u failed: %s", d->swap,
 			res < 0 ? strerror(-res) : "short write");
 	pol_writeback_done(p->pol, i, res == PGR_PAGE);

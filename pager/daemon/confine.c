@@ -17,7 +17,9 @@
  *                 other fails with EPERM (a refusal the daemon logs and
  *                 survives, not a kill: a call missing from the list must
  *                 show up as an error, not as a dead daemon and stopped
- *                 clients). No exec, no new sockets, no ptrace, no mount.
+ *                 clients). No exec, no new sockets, no ptrace, no mount;
+ *                 with a swap store on the network (redis.c), TCP sockets
+ *                 (AF_INET, AF_INET6) and connect(2), to reconnect.
  *
  * PAGER_NO_CONFINE=1 in the environment skips all of it (debugging). A
  * sanitizer build keeps the capabilities and no_new_privs but turns the
@@ -31,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -119,7 +122,22 @@ static int drop_caps(void)
 	return 0;
 }
 
-int pgr_confine(void)
+/* socket(AF_INET or AF_INET6, ...) and connect(2): the swap store's
+ * reconnections. */
+static int __attribute__((unused)) allow_net(scmp_filter_ctx f, uint32_t act)
+{
+	int err = seccomp_rule_add(f, act, SCMP_SYS(socket), 1,
+				   SCMP_A0(SCMP_CMP_EQ, AF_INET));
+
+	if (!err)
+		err = seccomp_rule_add(f, act, SCMP_SYS(socket), 1,
+				       SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+	if (!err)
+		err = seccomp_rule_add(f, act, SCMP_SYS(connect), 0);
+	return err;
+}
+
+int pgr_confine(bool net)
 {
 	const char *no = getenv("PAGER_NO_CONFINE");
 	scmp_filter_ctx f;
@@ -153,6 +171,8 @@ int pgr_confine(void)
 
 		if (nr == __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
+		if (net && !strcmp(list[k], "socket"))
+			continue;	/* denied: let it be */
 		err = seccomp_rule_add(f, act, nr, 0);
 		if (err) {
 			pgr_err("seccomp: cannot add %s: %s", list[k],
@@ -160,6 +180,10 @@ int pgr_confine(void)
 			break;
 		}
 	}
+#ifndef PGR_SANITIZERS
+	if (!err && net)
+		err = allow_net(f, act);
+#endif
 	/* Every thread: the fanotify thread (seal.c) too. */
 	if (!err)
 		err = seccomp_attr_set(f, SCMP_FLTATR_CTL_TSYNC, 1);

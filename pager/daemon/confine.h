@@ -9,6 +9,6 @@
 #include "pgr.h"
 
 /* After setup: capabilities cut, no_new_privs, a seccomp allowlist. */
-int pgr_confine(void);
+int pgr_confine(bool net);
 
 #endif /* PGR_DAEMON_CONFINE_H */

@@ -36,7 +36,6 @@
 #include "record.h"
 #include "region.h"
 #include "tracing.h"
-#include "zram.h"
 
 /* hello PID [group=NAME] [child]  (+ fd: the userfaultfd, unless child) */
 static void cmd_hello(struct req *r)
@@ -498,38 +497,6 @@ static void stat_items(struct req *r, int group)
 						   (enum pol_item)i));
 }
 
-/* zram's mm_stat under its field names, and the compression ratio. */
-static void stat_zram(struct req *r)
-{
-	const struct pgr_zram_stat *z = pgr_zram_stat(r->p);
-
-	if (!z)
-		return;
-	reply(r, "zram.comp_algorithm %s",
-	      pgr_zram_comp_name(pgr_zram_comp(r->p)));
-	reply(r, "zram.orig_data_size %llu",
-	      (unsigned long long)z->orig_data_size);
-	reply(r, "zram.compr_data_size %llu",
-	      (unsigned long long)z->compr_data_size);
-	reply(r, "zram.mem_used_total %llu",
-	      (unsigned long long)z->mem_used_total);
-	reply(r, "zram.mem_limit %llu",
-	      (unsigned long long)r->p->zram_mem_limit);
-	reply(r, "zram.mem_used_max %llu", (unsigned long long)z->mem_used_max);
-	reply(r, "zram.same_pages %llu", (unsigned long long)z->same_pages);
-	reply(r, "zram.huge_pages %llu", (unsigned long long)z->huge_pages);
-	reply(r, "zram.huge_pages_since %llu",
-	      (unsigned long long)z->huge_pages_since);
-	reply(r, "zram.failed_writes %llu",
-	      (unsigned long long)z->failed_writes);
-	/* as zramctl's DATA over COMPR; same-filled pages take no bytes */
-	if (z->compr_data_size)
-		reply(r, "zram.compr_ratio %.2f", (double)z->orig_data_size /
-		      (double)z->compr_data_size);
-	else
-		reply(r, "zram.compr_ratio -");
-}
-
 /* stat [group NAME | pid PID] */
 static void cmd_stat(struct req *r)
 {
@@ -548,7 +515,7 @@ static void cmd_stat(struct req *r)
 		reply(r, "swap_total %llu", (unsigned long long)
 		      (pgr_has_swap(p) ? p->o.swap_pages : 0));
 		reply(r, "swap_used %llu", (unsigned long long)p->swap_used);
-		stat_zram(r);
+		pgr_ctl_stat_swap(r);
 		reply(r, "clients %u", pgr_nr_clients(p));
 		reply(r, "clients_joined %llu",
 		      (unsigned long long)p->clients_joined);
@@ -602,6 +569,7 @@ static void cmd_stat(struct req *r)
 		reply(r, "pswpout %llu", (unsigned long long)c->st.swapouts);
 		reply(r, "pgarmed %llu", (unsigned long long)c->st.armed);
 		reply(r, "nr_regions %zu", c->nr_regions);
+		pgr_ctl_stat_swap_pid(r, c->pid);
 		reply(r, "ok");
 	} else {
 		fail(r, "stat: expected nothing, phases, pressure, group NAME "

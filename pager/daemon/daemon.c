@@ -54,6 +54,7 @@
 #include "ring.h"
 #include "swap.h"
 #include "tracing.h"
+#include "redis.h"
 #include "zram.h"
 
 /*
@@ -162,6 +163,7 @@ static void on_tick(uv_timer_t *t)
 	if (++p->ticks % 10 == 0)
 		pgr_bufs_trim(p);	/* what was idle for a second */
 	pgr_psi_tick(p);
+	pgr_kill_store_lost(p);
 	if (p->nr_deferred)
 		pgr_retry_deferred(p, NULL);
 }
@@ -380,7 +382,7 @@ int pgr_daemon_run(const struct pgr_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	uv_loop_init(&loop);
 	p = pgr_daemon_new(o, &loop);
-	if (p && pgr_confine()) {
+	if (p && pgr_confine(o->redis != NULL)) {
 		pgr_daemon_free(p);
 		p = NULL;
 	}
@@ -406,6 +408,11 @@ int pgr_daemon_run(const struct pgr_opts *o)
 	pgr_daemon_free(p);
 	uv_loop_close(&loop);
 	return 0;
+}
+
+int pgr_daemon_redis_check(const char *spec, char *why, size_t len)
+{
+	return pgr_redis_check(spec, why, len);
 }
 
 int pgr_daemon_zram_comp(const char *name)

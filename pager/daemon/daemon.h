@@ -20,6 +20,8 @@ void pgr_daemon_free(struct pgr *p);
 /* `--swap zram:NAME`: pgr_opts.zram for the compressor NAME (lz4, zstd),
  * or 0 if there is none of that name. */
 int pgr_daemon_zram_comp(const char *name);
+/* `--swap redis://...`: 0 if well formed, else -EINVAL and why. */
+int pgr_daemon_redis_check(const char *spec, char *why, size_t len);
 /* End the loop after this iteration. */
 void pgr_stop(struct pgr *p);
 

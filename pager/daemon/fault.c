@@ -56,6 +56,7 @@
 #include "record.h"
 #include "maps.h"
 #include "region.h"
+#include "redis.h"
 #include "swap.h"
 #include "uffd.h"
 
@@ -76,6 +77,9 @@
 bool pgr_in_flight(const struct pgr *p)
 {
 	if (p->writes && p->ticks - p->writes_tick < WRITES_AWAITED_TICKS)
+		return true;
+	/* A swap store's writes, until redis.timeout_ms says it is gone. */
+	if (p->writes && pgr_redis_awaited(p))
 		return true;
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
 		const struct client *c = &p->clients[k];
@@ -489,18 +493,21 @@ void pgr_swapin_done(struct pgr *p, uint32_t i, int res)
 	c = &p->clients[r->client];
 	addr = r->start + (uint64_t)d->off * PGR_PAGE;
 	if (res != PGR_PAGE) {
+		char why[300];
+
 		/* The data is gone: never hand out anything else. */
-		pgr_err("swap read of slot %u for process %d failed (%s): "
-			"killing it", d->swap, c->pid,
-			res < 0 ? strerror(-res) : "short read");
-		pgr_kill(p, c, "swap read failed");
+		pgr_swap_why(p, d->swap, res, why, sizeof(why));
+		if (!c->killed)
+			pgr_err("swap read of slot %u for process %d: %s: "
+				"killing it", d->swap, c->pid, why);
+		pgr_kill(p, c, why);
 		return;
 	}
 	if (d->swap == PGR_NONE ||
 	    !pgr_swap_verify(p, d->swap, pgr_buf(p, d->buf))) {
 		pgr_err("swap slot %u of process %d does not hold what was "
-			"written to it (checksum mismatch: the swap file was "
-			"changed under the pager?): killing it", d->swap,
+			"written to it (checksum mismatch: the swap device "
+			"was changed under the pager?): killing it", d->swap,
 			c->pid);
 		pgr_kill(p, c, "swap checksum mismatch");
 		return;

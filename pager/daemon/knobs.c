@@ -40,6 +40,9 @@
  *                       the bytes its compressed pages may take at most
  *                       (a size: 64M); a write past it fails and the page
  *                       stays resident. 0 (the default): no limit
+ *   redis.timeout_ms    with --swap redis://, a server that leaves a
+ *                       command unanswered this long is gone (as nbd's
+ *                       timeout): the processes that need its pages stop
  *
  * Owns: the daemon's own tunables in struct pgr, and the table that names
  * them.
@@ -68,6 +71,7 @@ static const struct knob knobs[] = {
 	{ "vm.drop_caches", 0, 3, 0, false },
 	{ "vm.max_map_count", 16, 1u << 20, 65530, false },
 	{ "zram.mem_limit", 0, 1ULL << 50, 0, true },
+	{ "redis.timeout_ms", 10, 3600000, 2000, false },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -106,6 +110,9 @@ static void apply(struct pgr *p, unsigned int k, uint64_t v)
 	case 7:
 		p->zram_mem_limit = v;
 		break;
+	case 8:
+		p->redis_timeout_ms = v;
+		break;
 	}
 }
 
@@ -126,6 +133,8 @@ static uint64_t value(const struct pgr *p, unsigned int k)
 		return p->max_map_count;
 	case 7:
 		return p->zram_mem_limit;
+	case 8:
+		return p->redis_timeout_ms;
 	default:
 		return p->spin_us;
 	}

@@ -2,7 +2,8 @@
 /*
  * oom.c - ending a client: a kill with a reason the program's own stderr
  * is told too, and the OOM killer (the client of highest badness in the
- * group out of memory, as oom_badness() scores it).
+ * group out of memory, as oom_badness() scores it); and the processes
+ * whose pages a swap store lost with a server (redis.c).
  *
  * Owns: the victim not yet gone (one kill at a time).
  */
@@ -19,6 +20,8 @@
 #include "pgr.h"
 #include "client.h"
 #include "oom.h"
+#include "redis.h"
+#include "swap.h"
 
 static bool in_group(const struct pgr *p, int g, int root)
 {
@@ -61,10 +64,13 @@ static void tell(pid_t pid, const char *fmt, ...)
 
 void pgr_kill(struct pgr *p, struct client *c, const char *why)
 {
+	if (c->killed)
+		return;		/* a batch's other pages: said already */
 	if (c->pid > 0) {
 		tell(c->pid, "pager: killed process %d: %s\n", c->pid, why);
 		if (kill(c->pid, SIGKILL) == 0) {
 			pgr_err("killed process %d: %s", c->pid, why);
+			c->killed = true;
 			return;
 		}
 	}
@@ -140,6 +146,12 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client)
 	if (p->oom_victim && (kill(p->oom_victim, 0) == 0 ||
 			      pgr_client_find(p, p->oom_victim)))
 		return;
+	/* A swap store's server just went: reclaim's writes to it failed.
+	 * The processes it held pages of are stopped first; their going
+	 * frees what the OOM killer would have had to find. */
+	p->oom_victim = pgr_kill_store_lost(p);
+	if (p->oom_victim)
+		return;
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
 		struct client *c = &p->clients[k];
 		/* Its RSS as the kernel counts it: the pages it shares
@@ -185,4 +197,40 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client)
 	     (unsigned long long)victim->resident,
 	     (unsigned long long)victim->swapped);
 	kill(victim->pid, SIGKILL);
+}
+
+pid_t pgr_kill_store_lost(struct pgr *p)
+{
+	uint64_t goings = pgr_redis_gone_count(p);
+	pid_t killed = 0;
+
+	if (goings == p->store_goings)
+		return 0;
+	p->store_goings = goings;
+	for (uint32_t id = 0; id < p->nr_regions; id++) {
+		struct region *r = &p->regions[id];
+		struct client *c;
+		uint64_t pages;
+
+		if (!r->slot || r->client >= p->nr_clients)
+			continue;
+		c = &p->clients[r->client];
+		if (!c->used || c->killed)
+			continue;
+		pages = (r->end - r->start) / PGR_PAGE;
+		for (uint64_t off = 0; off < pages; off++) {
+			uint64_t s = r->slot[off];
+			char why[300];
+
+			if (sl_tag(s) != SL_SWAP ||
+			    !pgr_redis_slot_gone(p, sl_swap(s)))
+				continue;
+			pgr_swap_why(p, sl_swap(s), -EHOSTDOWN, why,
+				     sizeof(why));
+			pgr_kill(p, c, why);
+			killed = c->pid;
+			break;
+		}
+	}
+	return killed;
 }

@@ -14,5 +14,9 @@
 void pgr_oom(struct pgr *p, int group, struct client *for_client);
 /* End @c (SIGKILL) with a reason, e.g. a failed swap read. */
 void pgr_kill(struct pgr *p, struct client *c, const char *why);
+/* A swap store's server went (redis.c) since the last call: every
+ * process with a page on a server that is gone is killed, told why. The
+ * last one's pid, or 0. */
+pid_t pgr_kill_store_lost(struct pgr *p);
 
 #endif /* PGR_DAEMON_OOM_H */

@@ -293,6 +293,7 @@ struct client {
 	bool doomed;		/* fork child that lost a page: killed once
 				 * its pid is known, before any fault */
 	pid_t parent;		/* fork child: its parent, for the record */
+	bool killed;		/* SIGKILL sent: told once, not again */
 	bool cut_off;		/* its agent ended, the process runs on */
 	bool io_uring;		/* set up an io_uring: its writes through
 				 * it are not seen, so its opens of watched
@@ -317,6 +318,7 @@ struct pgr_opts {
 	bool swap_temp;			/* remove the file when done */
 	int zram;			/* swap compressed in memory, no file:
 					 * enum pgr_zram_comp (zram.c), 0 */
+	const char *redis;		/* swap in Redis: redis://... or NULL */
 	const char *socket_path;
 	bool private_mode;		/* exit when the last client leaves */
 	int ready_fd;			/* write "ready\n" here, or -1 */
@@ -365,6 +367,10 @@ struct pgr {
 	uint64_t swap_used;
 	struct zram *zram;		/* the store with --swap zram (zram.c) */
 	uint64_t zram_mem_limit;	/* knob zram.mem_limit: bytes, 0 */
+	struct redis *redis;		/* the store with --swap redis://
+					 * (redis.c) */
+	uint64_t redis_timeout_ms;	/* knob redis.timeout_ms */
+	uint64_t store_goings;		/* its servers' goings seen (oom.c) */
 
 	/* io_uring */
 	void *ring;			/* struct io_uring (ring.c) */
@@ -456,7 +462,7 @@ static inline char *pgr_buf(struct pgr *p, uint32_t buf)
 	return p->arena + (size_t)buf * PGR_PAGE;
 }
 
-/* Is there a swap device (a file, or zram)? */
+/* Is there a swap device (a file, zram or Redis)? */
 static inline bool pgr_has_swap(const struct pgr *p)
 {
 	return p->swap != NULL;

@@ -15,7 +15,8 @@
  * A store without a device (zram.c: pages compressed in the daemon's
  * memory) does its I/O at once; its completion still goes through here
  * (pgr_ring_done()), on the loop's next turn like any other, so that the
- * fault path and reclaim see one kind of I/O.
+ * fault path and reclaim see one kind of I/O. A store over the network
+ * (redis.c) hands its answers on the same way (pgr_ring_finish()).
  */
 #include <errno.h>
 #include <liburing.h>
@@ -27,6 +28,7 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "pgr.h"
+#include "redis.h"
 #include "ring.h"
 
 #define RING_ENTRIES	256
@@ -112,10 +114,12 @@ void pgr_ring_submit(struct pgr *p)
 {
 	if (p->ring && io_uring_sq_ready(ring(p)))
 		io_uring_submit(ring(p));
+	pgr_redis_flush(p);
 }
 
 bool pgr_ring_completed(struct pgr *p)
 {
+	pgr_redis_reap(p);
 	return p->nr_done || (p->ring && io_uring_cq_ready(ring(p)));
 }
 
@@ -189,11 +193,22 @@ int pgr_ring_queue(struct pgr *p, int fd, void *buf, size_t len, off_t off,
 	return 0;
 }
 
-void pgr_ring_done(struct pgr *p, bool write, enum pgr_io_kind kind,
-		   uint64_t arg, int res)
+void pgr_ring_start(struct pgr *p, bool write)
+{
+	started(p, write);
+}
+
+void pgr_ring_finish(struct pgr *p, enum pgr_io_kind kind, uint64_t arg,
+		     int res)
 {
 	pgr_grow(&p->done, &p->cap_done, p->nr_done + 1, sizeof(*p->done));
 	p->done[p->nr_done++] = (struct pgr_done){ tag_of(kind, arg), res };
-	started(p, write);
 	eventfd_write(p->ring_efd, 1);	/* the loop reaps it next */
+}
+
+void pgr_ring_done(struct pgr *p, bool write, enum pgr_io_kind kind,
+		   uint64_t arg, int res)
+{
+	started(p, write);
+	pgr_ring_finish(p, kind, arg, res);
 }

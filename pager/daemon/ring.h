@@ -40,6 +40,12 @@ int pgr_ring_queue(struct pgr *p, int fd, void *buf, size_t len, off_t off,
  * completion is handed on when the loop next reaps, as the ring's are. */
 void pgr_ring_done(struct pgr *p, bool write, enum pgr_io_kind kind,
 		   uint64_t arg, int res);
+/* The same in two steps, for a store that answers later (redis.c): I/O
+ * in flight from _start() on, its completion handed on as the ring's
+ * when the loop next reaps after _finish(). */
+void pgr_ring_start(struct pgr *p, bool write);
+void pgr_ring_finish(struct pgr *p, enum pgr_io_kind kind, uint64_t arg,
+		     int res);
 /* Submit the I/O queued so far. */
 void pgr_ring_submit(struct pgr *p);
 /* Are completions waiting to be reaped? */

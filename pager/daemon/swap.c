@@ -16,13 +16,15 @@
  * write-outs to the backend (the handlers daemon.c gives the ring).
  *
  * With --swap zram there is no file: the slots' pages are compressed in
- * the daemon's memory (zram.c), and their I/O completes at once.
+ * the daemon's memory (zram.c), and their I/O completes at once. With
+ * --swap redis://... they are values in Redis servers (redis.c).
  *
  * Owns: the swap file and its slot records (references, swap cache,
  * shadow, checksum).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +32,7 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "pgr.h"
+#include "redis.h"
 #include "ring.h"
 #include "swap.h"
 #include "zram.h"
@@ -53,6 +56,22 @@ int pgr_swap_open(struct pgr *p)
 	int fd, err;
 
 	p->swap_fd = -1;
+	if (p->o.redis) {
+		char why[256];
+
+		/* Checked even by --check, which sets up no swap. */
+		err = pgr_redis_check(p->o.redis, why, sizeof(why));
+		if (err) {
+			pgr_err("--swap %s: %s", p->o.redis, why);
+			return err;
+		}
+		if (!p->o.swap_pages)
+			return 0;
+		err = pgr_redis_open(p, p->o.redis, p->o.swap_pages);
+		if (!err)
+			slots_init(p);
+		return err;
+	}
 	if (p->o.zram && p->o.swap_pages) {
 		err = pgr_zram_open(p, (enum pgr_zram_comp)p->o.zram,
 				    p->o.swap_pages);
@@ -94,6 +113,7 @@ void pgr_swap_close(struct pgr *p)
 		close(p->swap_fd);
 	p->swap_fd = -1;
 	pgr_zram_close(p);
+	pgr_redis_close(p);
 	free(p->swap);
 	free(p->swap_free);
 	p->swap = NULL;
@@ -128,6 +148,7 @@ void pgr_swap_put(struct pgr *p, uint32_t s)
 		pol_shadow_forget(p->pol, r->shadow);
 	r->shadow = 0;
 	pgr_zram_free(p, s);
+	pgr_redis_free(p, s);
 	p->swap_free[p->nr_swap_free++] = s;
 	p->swap_used--;
 }
@@ -154,11 +175,31 @@ bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf)
 	return page_sum(buf) == p->swap[slot].sum;
 }
 
+void pgr_swap_why(const struct pgr *p, uint32_t slot, int res, char *buf,
+		  size_t len)
+{
+	if (p->redis && res < 0)
+		pgr_redis_why(p, slot, res, buf, len);
+	else
+		snprintf(buf, len, "swap read failed (%s)",
+			 res < 0 ? strerror(-res) : "short read");
+}
+
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write)
 {
 	char *buf = pgr_buf(p, p->pages[page].buf);
 	int err;
 
+	if (p->redis) {
+		if (!write)
+			return pgr_redis_read(p, slot, page);
+		err = pgr_redis_write(p, slot, page,
+				      (uint64_t)pgr_page_client(p, page)->pid,
+				      buf);
+		if (!err)
+			p->swap[slot].sum = page_sum(buf);
+		return err;
+	}
 	if (p->zram) {
 		/* A write zram refuses (zram.mem_limit) is refused here, at
 		 * once, as a full swap device refuses a slot; a read that

@@ -16,10 +16,14 @@ void pgr_swap_put(struct pgr *p, uint32_t slot);
 bool pgr_swap_half_full(const struct pgr *p);
 /* Does @buf, read from @slot, hold what was written there? */
 bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf);
+/* Why a read of @slot ended with @res, for the process it stops. */
+void pgr_swap_why(const struct pgr *p, uint32_t slot, int res, char *buf,
+		  size_t len);
 /* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
  * submitted before the loop next waits (with zram: done at once, its
  * completion handed on at the next reap). 0; -EBUSY: the ring is full;
- * -ENOMEM: zram refused the write (zram.mem_limit). */
+ * -ENOMEM: zram refused the write (zram.mem_limit), or no Redis server
+ * answers. */
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
 
 #endif /* PGR_DAEMON_SWAP_H */
