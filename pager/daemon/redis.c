@@ -350,12 +350,11 @@ static int send_cmd(struct server *s, redisCallbackFn *fn, uintptr_t priv,
 	va_end(ap);
 	if (rc != REDIS_OK)
 		return -1;
-	pgr_grow(&s->sent, &s->cap, s->nr + 1, sizeof(*s->sent));
-	if (s->head + s->nr >= s->cap) {
+	if (s->head && s->head + s->nr == s->cap) {
 		memmove(s->sent, s->sent + s->head, s->nr * sizeof(*s->sent));
 		s->head = 0;
-		pgr_grow(&s->sent, &s->cap, s->nr + 1, sizeof(*s->sent));
 	}
+	pgr_grow(&s->sent, &s->cap, s->head + s->nr + 1, sizeof(*s->sent));
 	s->sent[s->head + s->nr++] = uv_hrtime();
 	return 0;
 }
@@ -393,9 +392,8 @@ static void on_page(redisAsyncContext *ac, void *reply, void *priv)
 	if (r->closing)
 		return;
 	if ((v & 3) == OP_SET) {
-		res = rep && rep->type == REDIS_REPLY_STATUS ? PGR_PAGE : -EIO;
-		if (!rep)
-			res = -EHOSTDOWN;
+		res = !rep ? -EHOSTDOWN :
+		      rep->type == REDIS_REPLY_STATUS ? PGR_PAGE : -EIO;
 		if (res != PGR_PAGE)
 			r->st.failed_writes++;
 		pgr_ring_finish(p, PGR_IO_SWAP_WRITE, page, res);
@@ -436,8 +434,9 @@ static void on_tick(uv_timer_t *t)
 
 			r->st.timeouts++;
 			gone(s, "no answer within redis.timeout_ms");
-			s->said = true;
-			redisAsyncFree(ac);	/* calls on_disconnect */
+			/* Its unanswered commands complete with NULL; if it
+			 * was connected, on_disconnect runs too. */
+			redisAsyncFree(ac);
 			s->ac = NULL;
 			s->nr = s->head = 0;
 		} else if (!s->ac && now_ms(r) >= s->next_try) {
