@@ -56,6 +56,15 @@ pid_of() {	# PATTERN: the process under the pager that runs it
 		sleep 0.05
 	done
 }
+server_of() {	# PID: the server its pages go to, once the daemon knows it
+	# (pgrep sees the process at its exec, before its shim has said hello)
+	for _ in $(seq 200); do
+		s=$("$PAGER" stat --socket "$sock" --pid "$1" 2>/dev/null |
+			awk '$1 == "redis.server" { print $2 }')
+		[ -n "$s" ] && { echo "$s"; return 0; }
+		sleep 0.05
+	done
+}
 
 p1=$base
 start_redis "$p1" || skip_rest "redis-server did not start"
@@ -175,7 +184,7 @@ for k in 1 2 3 4 5 6 7 8 9; do
 	prun "$VERIFY" --mb $((20 + k)) --passes 1000 passes >"$tmp/m$k.out" 2>&1 &
 	eval "run$k=$!"
 	v=$(pid_of "--mb $((20 + k)) --passes 1000")
-	srv=$("$PAGER" stat --socket "$sock" --pid "$v" | awk '$1 == "redis.server" { print $2 }')
+	srv=$(server_of "$v")
 	eval "srv$k=$srv"
 	runs="$runs $k"
 	on="$on $srv"
