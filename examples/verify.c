@@ -6,7 +6,10 @@
  * generation, another page's data) is caught and counted.
  *
  *   verify [--mb N] [--passes N] [--threads N] [--seed N] [--file PATH]
- *          TEST...
+ *          [--compressible PCT] TEST...
+ *
+ * --compressible PCT: that share of each page's words repeats its first
+ * word, so the page compresses (zram, zswap); 0 (the default): none.
  *
  * Tests (run in order; each prints "verify: TEST ok" or what went wrong):
  *   passes    write and verify the buffer, generation after generation,
@@ -101,15 +104,18 @@
 size_t mb = 64, passes = 2, nthreads = 4;
 const char *file_path;
 uint64_t seed = 1;
+uint64_t random_words = WORDS;	/* the rest repeat word 0: --compressible */
 unsigned long bad;		/* mismatched words, all tests */
 
 /*
  * The word @w of page @pg of buffer @tag in generation @gen. Never zero,
- * and different for every page, word, buffer and generation.
+ * and different for every page, buffer and generation, and every word
+ * of the page but those --compressible makes repeat its first.
  */
 uint64_t pattern(uint64_t tag, uint64_t pg, uint64_t w, uint64_t gen)
 {
-	uint64_t x = tag << 56 ^ gen << 40 ^ pg << 9 ^ w;
+	uint64_t x = tag << 56 ^ gen << 40 ^ pg << 9 ^
+		     (w < random_words ? w : 0);
 
 	x ^= x >> 31;
 	x *= 0x9e3779b97f4a7c15ULL;
@@ -648,7 +654,8 @@ static const struct {
 static int usage(const char *why)
 {
 	fprintf(stderr, "verify: %s\nusage: verify [--mb N] [--passes N] "
-		"[--threads N] [--seed N] [--file PATH] TEST...\ntests: passes "
+		"[--threads N] [--seed N] [--file PATH] [--compressible PCT] "
+		"TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
 		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves mapbusy "
 		"ftrunc fraw "
@@ -678,6 +685,7 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "compressible", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t v;
@@ -704,6 +712,11 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			file_path = optarg;
+			break;
+		case 'c':
+			if (number(optarg, 0, &v) || v > 99)
+				return usage("--compressible: 0 to 99 (%)");
+			random_words = WORDS - WORDS * v / 100;
 			break;
 		default:
 			return usage("bad option");

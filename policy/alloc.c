@@ -150,6 +150,17 @@ static uint32_t take_free(struct pol *pol, int group)
 	return i;
 }
 
+bool pol_page_alloc_reserve(struct pol *pol, int group, uint32_t *page)
+{
+	if (group < 0 || (unsigned int)group >= pol->nr_groups ||
+	    !pol__grp(pol, group)->live)
+		group = POL_ROOT;
+	if (pol->free_list.head == POL_NONE)
+		return false;
+	*page = take_free(pol, group);
+	return true;
+}
+
 bool pol_reclaim_failed(struct pol *pol, uint64_t progress)
 {
 	return !should_retry(pol, progress);

@@ -120,6 +120,9 @@ enum pol_writeout {
 	POL_WRITEOUT_STARTED,	/* in flight: pol_writeback_done() follows */
 	POL_WRITEOUT_FAILED,	/* no swap slot, or I/O refused: activate */
 	POL_WRITEOUT_KEEP,	/* cannot write now: keep on the inactive list */
+	POL_WRITEOUT_STORED,	/* kept compressed in memory (zswap_store()):
+				 * as DONE, but no device I/O is counted (no
+				 * pswpout, no pgpgout) */
 };
 
 /* Events for tracing, named after the kernel's mm_vmscan_* tracepoints. */
@@ -315,6 +318,13 @@ enum pol_alloc_result pol_page_alloc(struct pol *pol, int group,
  */
 enum pol_alloc_result pol_page_alloc_nowait(struct pol *pol, int group,
 					    uint32_t *page, int *over);
+/*
+ * An allocation made by reclaim itself (PF_MEMALLOC: zswap's pool, while
+ * a page is written out): any free page, past the watermarks, charged to
+ * @group even over its memory.max (as zswap's charge is forced). False
+ * if no page is free; never reclaims, never wakes kswapd.
+ */
+bool pol_page_alloc_reserve(struct pol *pol, int group, uint32_t *page);
 /* After a direct reclaim that freed @progress pages with nothing left in
  * flight: true when the allocator would give up and declare OOM (more
  * than vm.oom.max_no_progress rounds without progress, or the min mark
@@ -408,6 +418,7 @@ enum pol_item {
 	POL_NR_VMSCAN_IMMEDIATE_RECLAIM, POL_NR_VMSCAN_WRITE,
 	POL_OOM_KILL, POL_PGALLOC, POL_PGFREE,
 	POL_SWAP_RA, POL_SWAP_RA_HIT, POL_FILE_RA, POL_FILE_RA_HIT,
+	POL_ZSWPIN, POL_ZSWPOUT, POL_ZSWPWB,
 	POL_NR_EVENTS,
 	/* gauges, computed when read */
 	POL_NR_FREE_PAGES = POL_NR_EVENTS,

@@ -43,16 +43,21 @@ enum pol_writeout pol__writeout(struct pol *pol, uint32_t i, bool reclaim)
 {
 	struct pol_page *p = pg(pol, i);
 	enum pol_writeout w = pol->be->writeout(pol->ctx, i);
+	bool io = w != POL_WRITEOUT_STORED;	/* zswap: no device I/O */
 
+	if (!io)
+		w = POL_WRITEOUT_DONE;
 	if (w != POL_WRITEOUT_DONE && w != POL_WRITEOUT_STARTED)
 		return w;
 	if (p->flags & POL_PG_SWAPBACKED) {
 		p->flags |= POL_PG_SWAPCACHE;
-		pol__count(pol, p->group, POL_PSWPOUT, 1);
+		if (io)
+			pol__count(pol, p->group, POL_PSWPOUT, 1);
 	} else if (reclaim) {
 		pol__count(pol, p->group, POL_NR_VMSCAN_WRITE, 1);
 	}
-	pol__count(pol, p->group, POL_PGPGOUT, 4);
+	if (io)
+		pol__count(pol, p->group, POL_PGPGOUT, 4);
 	pol_page_dirty(pol, i, false);
 	if (w == POL_WRITEOUT_STARTED) {
 		p->flags |= POL_PG_WRITEBACK;

@@ -34,7 +34,8 @@
  * fault, its pages text (compressing about as a program's heap does),
  * against the file's swap-in and against its own floor, the userfaultfd
  * floor plus one decompression of such a page in this process. At depth
- * one a swap-in's throughput is its inverse (pages/s).
+ * one a swap-in's throughput is its inverse (pages/s). zswap in front of
+ * the file (zswap.enabled=Y, lz4): the same, against the same floor.
  *
  * Swap in Redis (--swap redis://, a redis-server started here on
  * 127.0.0.1 if one is installed): the same swap-in, against the file's
@@ -636,17 +637,17 @@ static int child(const char *mode)
 
 /* Run this program's @mode under `@pager run --mem @mem --swap @swap`
  * (NULL: the default swap); its number, or -1. */
-static double under_pager_swap(const char *pager, const char *self,
+/* A child run under `pager run --mem @mem @args`. */
+static double under_pager_args(const char *pager, const char *self,
 			       const char *mode, const char *mem,
-			       const char *swap)
+			       const char *args)
 {
 	char cmd[8192];
 	double v = -1;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "'%s' run --mem %s%s%s -- '%s' --child %s",
-		 pager, mem, swap ? " --swap " : "", swap ? swap : "", self,
-		 mode);
+	snprintf(cmd, sizeof(cmd), "'%s' run --mem %s %s -- '%s' --child %s",
+		 pager, mem, args, self, mode);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -660,7 +661,7 @@ static double under_pager_swap(const char *pager, const char *self,
 static double under_pager_mem(const char *pager, const char *self,
 			      const char *mode, const char *mem)
 {
-	return under_pager_swap(pager, self, mode, mem, NULL);
+	return under_pager_args(pager, self, mode, mem, "");
 }
 
 static double under_pager(const char *pager, const char *self,
@@ -694,8 +695,8 @@ int main(int argc, char **argv)
 	double blocked_s, arm_s;
 	double floor_s, read_s, touch_n, cpu_n, armed, swapin, touch_p, cpu_p;
 	double minor_s, fhit, fmiss, seq_n, seq_p;
-	double zlz4[RUNS], zzstd[RUNS], dlz4[RUNS], dzstd[RUNS];
-	double zram_lz4, zram_zstd, dec_lz4, dec_zstd;
+	double zlz4[RUNS], zzstd[RUNS], dlz4[RUNS], dzstd[RUNS], zsw[RUNS];
+	double zram_lz4, zram_zstd, dec_lz4, dec_zstd, zswap;
 	double rds[RUNS], rtt[RUNS], rds_s = -1, rtt_s = -1;
 	char store[64];
 	redisContext *rc;
@@ -722,7 +723,8 @@ int main(int argc, char **argv)
 	setenv("BENCH_FILE", fpath, 1);
 	setenv("BENCH_SEQ", spath, 1);
 	rc = redis_start();
-	snprintf(store, sizeof(store), "redis://127.0.0.1:%d", REDIS_PORT);
+	snprintf(store, sizeof(store), "--swap redis://127.0.0.1:%d",
+		 REDIS_PORT);
 	/* Interleaved, so that drifts of the machine hit both sides. */
 	for (int r = 0; r < RUNS; r++) {
 		v[8][r] = minor_floor();
@@ -739,14 +741,16 @@ int main(int argc, char **argv)
 		arm[r] = under_pager(argv[1], self, "arm");
 		v[2][r] = direct_read(dir);
 		v[3][r] = under_pager(argv[1], self, "swapin");
-		zlz4[r] = under_pager_swap(argv[1], self, "swapin", "1G",
-					   "zram");
+		zlz4[r] = under_pager_args(argv[1], self, "swapin", "1G",
+					   "--swap zram");
 		dlz4[r] = decompress_floor(false);
-		zzstd[r] = under_pager_swap(argv[1], self, "swapin", "1G",
-					    "zram:zstd");
+		zzstd[r] = under_pager_args(argv[1], self, "swapin", "1G",
+					    "--swap zram:zstd");
 		dzstd[r] = decompress_floor(true);
+		zsw[r] = under_pager_args(argv[1], self, "swapin", "1G",
+					  "--set zswap.enabled=Y");
 		if (rc) {
-			rds[r] = under_pager_swap(argv[1], self, "swapin",
+			rds[r] = under_pager_args(argv[1], self, "swapin",
 						  "1G", store);
 			rtt[r] = redis_floor(rc);
 		}
@@ -775,6 +779,7 @@ int main(int argc, char **argv)
 	zram_zstd = median(zzstd, RUNS);
 	dec_lz4 = median(dlz4, RUNS);
 	dec_zstd = median(dzstd, RUNS);
+	zswap = median(zsw, RUNS);
 	if (rc) {
 		rds_s = median(rds, RUNS);
 		rtt_s = median(rtt, RUNS);
@@ -786,7 +791,7 @@ int main(int argc, char **argv)
 	if (armed < 0 || arm_s < 0 || swapin < 0 || touch_p < 0 || cpu_p < 0 ||
 	    minor_s < 0 || fhit < 0 || fmiss < 0 || seq_n < 0 || seq_p < 0 ||
 	    stream_p < 0 || zram_lz4 < 0 || zram_zstd < 0 || dec_lz4 < 0 ||
-	    dec_zstd < 0 || (rc && (rds_s < 0 || rtt_s < 0))) {
+	    dec_zstd < 0 || zswap < 0 || (rc && (rds_s < 0 || rtt_s < 0))) {
 		printf("bench-daemon: a run under the pager failed\n");
 		return 1;
 	}
@@ -809,6 +814,8 @@ int main(int argc, char **argv)
 	       zram_lz4 * 1e6, zram_zstd * 1e6);
 	printf("  throughput, file / lz4 / zstd            %8.0f / %.0f / %.0f pages/s\n",
 	       1 / swapin, 1 / zram_lz4, 1 / zram_zstd);
+	printf("swap-in fault, zswap (lz4) before a file   %8.1f us\n",
+	       zswap * 1e6);
 	if (rc) {
 		printf("swap-in fault, Redis on 127.0.0.1          %8.1f us\n",
 		       rds_s * 1e6);
@@ -860,6 +867,10 @@ int main(int argc, char **argv)
 	       zram_lz4 / (floor_s + dec_lz4));
 	printf("ratio swap-in zram zstd / (floor + decomp) %8.2f  (goal <= 1.2)\n",
 	       zram_zstd / (floor_s + dec_zstd));
+	printf("ratio swap-in zswap / (floor + decomp)     %8.2f  (goal <= 1.2)\n",
+	       zswap / (floor_s + dec_lz4));
+	printf("ratio swap-in zswap / zram lz4             %8.2f\n",
+	       zswap / zram_lz4);
 	if (rc) {
 		printf("ratio swap-in Redis / file                 %8.2f\n",
 		       rds_s / swapin);

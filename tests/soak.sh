@@ -19,8 +19,14 @@ trap 'kill $flipper $daemon $redis 2>/dev/null; [ -n "${SOAK_KEEP:-}" ] || rm -r
 
 # SOAK_SWAP: the swap device (--swap: a file, zram, zram:zstd,
 # redis://HOST:PORT), or "redis": a redis-server of the soak's own on
-# 127.0.0.1; default a temporary file.
+# 127.0.0.1, or "zswap": a temporary file with zswap in front of it (its
+# knobs flipped too); default a temporary file.
 redis=
+zswap=
+if [ "${SOAK_SWAP:-}" = zswap ]; then
+	SOAK_SWAP=
+	zswap="--set zswap.enabled=Y"
+fi
 if [ "${SOAK_SWAP:-}" = redis ]; then
 	port=$((20000 + $$ % 20000))
 	redis-server --port "$port" --bind 127.0.0.1 --save '' \
@@ -32,7 +38,7 @@ if [ "${SOAK_SWAP:-}" = redis ]; then
 	done
 	SOAK_SWAP=redis://127.0.0.1:$port
 fi
-"$PAGER" daemon --mem 48M ${SOAK_SWAP:+--swap "$SOAK_SWAP"} \
+"$PAGER" daemon --mem 48M ${SOAK_SWAP:+--swap "$SOAK_SWAP"} $zswap \
 	--socket "$sock" --log "$tmp/daemon.log" &
 daemon=$!
 for _ in $(seq 100); do
@@ -40,9 +46,11 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 
+nflip=7
+[ -n "$zswap" ] && nflip=10	# and zswap's three
 flip() {	# random tunables, once a second
 	while :; do
-		case $(( $(od -An -N1 -tu1 /dev/urandom) % 7 )) in
+		case $(( $(od -An -N1 -tu1 /dev/urandom) % nflip )) in
 		0) kv="use_once_mapped=$(shuf -n1 -e on off)" ;;
 		1) kv="refault_scan_anon=$(shuf -n1 -e on off)" ;;
 		2) kv="vm.swappiness=$(shuf -n1 -e 0 10 60 100 200)" ;;
@@ -50,6 +58,9 @@ flip() {	# random tunables, once a second
 		4) kv="fault_around_bytes=$(shuf -n1 -e 4096 65536 262144)" ;;
 		5) kv="vm.page-cluster=$(shuf -n1 -e 0 3 6)" ;;
 		6) kv="lru_gen.enabled=$(shuf -n1 -e y n)" ;;
+		7) kv="zswap.enabled=$(shuf -n1 -e Y N)" ;;
+		8) kv="zswap.compressor=$(shuf -n1 -e lz4 zstd)" ;;
+		9) kv="zswap.max_pool_percent=$(shuf -n1 -e 5 20 50)" ;;
 		esac
 		"$PAGER" set --socket "$sock" "$kv" >/dev/null 2>&1
 		sleep 1
@@ -78,7 +89,8 @@ while [ "$(date +%s)" -lt "$end" ] &&
 	run files "$VERIFY" --mb 48 --seed $round --file "$tmp/f$round" \
 		fshared fprivate ftwo &
 	pids="$pids $!"
-	run pipe "$VERIFY" --mb 32 --seed $round dontneed munmap pipe &
+	run pipe "$VERIFY" --mb 32 --seed $round --compressible 75 \
+		dontneed munmap pipe &
 	pids="$pids $!"
 	# Coherence: four processes' random calls on one file against a
 	# model of it, and the system calls' modes.
@@ -114,6 +126,7 @@ echo "faults_served $(v pgfault)"
 echo "evictions $(( $(v pgsteal_anon)+0 + $(v pgsteal_file)+0 )) (anon $(v pgsteal_anon), file $(v pgsteal_file))"
 echo "pswpout $(v pswpout)"
 echo "oom_kills $(v oom_kill)"
+[ -n "$zswap" ] && echo "zswpout $(v zswpout) zswpin $(v zswpin) zswpwb $(v zswpwb)"
 if ! kill -0 "$daemon" 2>/dev/null; then
 	echo "soak: the daemon died"; tail -5 "$tmp/daemon.log"; exit 1
 fi

@@ -170,6 +170,8 @@ static enum pol_writeout be_writeout(void *ctx, uint32_t i)
 	switch (pgr_swap_io(p, i, slot, true)) {
 	case 0:
 		break;
+	case PGR_SWAP_STORED:
+		return POL_WRITEOUT_STORED;	/* in zswap: clean already */
 	case -ENOMEM:
 		/* zram is full: as no slot. The slot goes back unless a
 		 * copy written before still holds it. */

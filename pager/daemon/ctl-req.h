@@ -101,5 +101,7 @@ bool pgr_ctl_lru_gen(struct req *r);
 void pgr_ctl_stat_swap(struct req *r);
 /* ... and for `pager stat pid PID`: where its pages go. */
 void pgr_ctl_stat_swap_pid(struct req *r, pid_t pid);
+/* memory.stat's zswap and zswapped lines of @group, with a pool. */
+void pgr_ctl_stat_swap_group(struct req *r, int group);
 
 #endif /* PGR_DAEMON_CTL_REQ_H */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ctl-swap.c - `pager stat`'s lines of the swap device that is not a
- * file: zram's mm_stat (zram.c), or the Redis store's (redis.c).
+ * file: zram's mm_stat (zram.c), or the Redis store's (redis.c); and of
+ * zswap's pool in front of a file (zswap.c).
  */
 #include "ctl-req.h"
 #include "redis.h"
 #include "zram.h"
+#include "zswap.h"
 
 /* zram's mm_stat under its field names, and the compression ratio. */
 static void stat_zram(struct req *r)
@@ -15,7 +17,7 @@ static void stat_zram(struct req *r)
 	if (!z)
 		return;
 	reply(r, "zram.comp_algorithm %s",
-	      pgr_zram_comp_name(pgr_zram_comp(r->p)));
+	      pgr_comp_name(pgr_zram_comp(r->p)));
 	reply(r, "zram.orig_data_size %llu",
 	      (unsigned long long)z->orig_data_size);
 	reply(r, "zram.compr_data_size %llu",
@@ -73,10 +75,53 @@ static void stat_redis(struct req *r)
 		reply(r, "redis.get_rtt_us -");
 }
 
+/* /sys/kernel/debug/zswap/ under its names, and the compression ratio. */
+static void stat_zswap(struct req *r)
+{
+	const struct pgr_zswap_stat *z = pgr_zswap_stat(r->p);
+
+	if (!z)
+		return;
+	reply(r, "zswap.stored_pages %llu", (unsigned long long)z->stored_pages);
+	reply(r, "zswap.pool_total_size %llu",
+	      (unsigned long long)z->pool_pages * PGR_PAGE);
+	reply(r, "zswap.compressed_bytes %llu",
+	      (unsigned long long)z->compressed_bytes);
+	reply(r, "zswap.pool_limit_hit %llu",
+	      (unsigned long long)z->pool_limit_hit);
+	reply(r, "zswap.reject_alloc_fail %llu",
+	      (unsigned long long)z->reject_alloc_fail);
+	reply(r, "zswap.reject_compress_poor %llu",
+	      (unsigned long long)z->reject_compress_poor);
+	reply(r, "zswap.decompress_fail %llu",
+	      (unsigned long long)z->decompress_fail);
+	reply(r, "zswap.written_back_pages %llu",
+	      (unsigned long long)z->written_back_pages);
+	reply(r, "zswap.writeback_skipped %llu",
+	      (unsigned long long)z->wb_skipped);
+	if (z->pool_pages)
+		reply(r, "zswap.ratio %.2f", (double)z->stored_pages /
+		      (double)z->pool_pages);
+	else
+		reply(r, "zswap.ratio -");
+}
+
 void pgr_ctl_stat_swap(struct req *r)
 {
 	stat_zram(r);
+	stat_zswap(r);
 	stat_redis(r);
+}
+
+void pgr_ctl_stat_swap_group(struct req *r, int group)
+{
+	uint64_t zswap, zswapped;
+
+	if (!pgr_zswap_stat(r->p))
+		return;
+	pgr_zswap_group(r->p, group, &zswap, &zswapped);
+	reply(r, "zswap %llu", (unsigned long long)zswap);
+	reply(r, "zswapped %llu", (unsigned long long)zswapped);
 }
 
 void pgr_ctl_stat_swap_pid(struct req *r, pid_t pid)

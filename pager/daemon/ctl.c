@@ -542,6 +542,7 @@ static void cmd_stat(struct req *r)
 			return;
 		}
 		stat_items(r, g);
+		pgr_ctl_stat_swap_group(r, g);
 		reply(r, "memory.current %llu", (unsigned long long)
 		      pol_group_usage(p->pol, g) * PGR_PAGE);
 		reply(r, "ok");

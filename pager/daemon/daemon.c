@@ -56,6 +56,7 @@
 #include "tracing.h"
 #include "redis.h"
 #include "zram.h"
+#include "zswap.h"
 
 /*
  * Reclaim's background work: kswapd if the policy woke it, the agents'
@@ -76,6 +77,7 @@ static void background(struct pgr *p)
 	pgr_flush_asks(p);
 	if (p->reclaims)
 		pgr_reclaim_step(p);
+	pgr_zswap_shrink(p);
 }
 
 /*
@@ -104,7 +106,10 @@ static void swapin_done(struct pgr *p, uint64_t page, int res)
 
 static void writeout_done(struct pgr *p, uint64_t page, int res)
 {
-	pgr_writeout_done(p, (uint32_t)page, res);
+	if (page & PGR_ZSWAP_WB)
+		pgr_zswap_wb_done(p, page, res);
+	else
+		pgr_writeout_done(p, (uint32_t)page, res);
 }
 
 static void file_read_done(struct pgr *p, uint64_t rec, int res)
@@ -233,6 +238,12 @@ static int setup_memory(struct pgr *p)
 	p->bufs_idle = p->nr_free_bufs;
 	p->clients = pgr_xcalloc(PGR_MAX_CLIENTS, sizeof(*p->clients));
 	pgr_knobs_init(p);
+	return 0;
+}
+
+/* --set KEY=VALUE, once the swap device is open (zswap needs its file). */
+static int apply_sets(struct pgr *p)
+{
 	for (size_t k = 0; k < p->o.nr_sets; k++) {
 		char key[128];
 		const char *eq = strchr(p->o.sets[k], '='), *why;
@@ -333,6 +344,8 @@ struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 	if (!err)
 		err = pgr_swap_open(p);
 	if (!err)
+		err = apply_sets(p);
+	if (!err)
 		err = pgr_ring_open(p, &ring_ops);
 	if (!err && o->socket_path)
 		err = pgr_listen(p);
@@ -417,7 +430,7 @@ int pgr_daemon_redis_check(const char *spec, char *why, size_t len)
 
 int pgr_daemon_zram_comp(const char *name)
 {
-	enum pgr_zram_comp c;
+	enum pgr_comp c;
 
-	return pgr_zram_comp_parse(name, &c) ? 0 : (int)c;
+	return pgr_comp_parse(name, &c) ? 0 : (int)c;
 }

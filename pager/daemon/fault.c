@@ -58,6 +58,7 @@
 #include "region.h"
 #include "redis.h"
 #include "swap.h"
+#include "zswap.h"
 #include "uffd.h"
 
 #define SWAP_CLUSTER 32
@@ -331,16 +332,17 @@ static enum pgr_served armed_refault(struct pgr *p, struct client *c,
 /*
  * Start reading slot @off of region @rid (it is SWAP) into page @i. As
  * do_swap_page() does, the slot stays as the page's swap cache (it is
- * clean until written) unless the page is read for a write or swap is
- * more than half full; then the slot is freed once read and the page is
- * dirty. A readahead page (@ra) is left unmapped, like an armed page, to
+ * clean until written) unless the page is read for a write, swap is
+ * more than half full, or it comes from zswap (exclusive loads); then the
+ * slot is freed once read and the page is dirty. A readahead page (@ra) is left unmapped, like an armed page, to
  * be mapped by its first fault. Return 0 or -errno.
  */
 static int start_read(struct pgr *p, struct client *c, uint32_t rid,
 		      uint32_t off, uint32_t i, bool write, bool ra)
 {
 	uint32_t slot = sl_swap(p->regions[rid].slot[off]);
-	bool keep = !write && !pgr_swap_half_full(p);
+	bool zswap = pgr_zswap_holds(p, slot);	/* an exclusive load */
+	bool keep = !write && !pgr_swap_half_full(p) && !zswap;
 	struct pol_add how = { .anon = true, .swapin = true, .fault = true,
 			       .swapcache = keep,
 			       .dirty = !keep, .inode = POL_NONE };
@@ -366,9 +368,11 @@ static int start_read(struct pgr *p, struct client *c, uint32_t rid,
 	pol_page_add(p->pol, i, &how);
 	c->resident++;
 	c->swapped--;
-	pol_count(p->pol, c->group, POL_PSWPIN, 1);
-	pol_count(p->pol, c->group, POL_PGPGIN, 4);
-	c->st.pswpin++;
+	if (!zswap) {		/* a device read (zswap counted zswpin) */
+		pol_count(p->pol, c->group, POL_PSWPIN, 1);
+		pol_count(p->pol, c->group, POL_PGPGIN, 4);
+		c->st.pswpin++;
+	}
 	/* The fault waits for it; a stall if a workingset page refaults
 	 * (swap_read_folio()'s psi_memstall_enter()). */
 	if (!ra && (p->pages[i].pol.flags & POL_PG_WORKINGSET))

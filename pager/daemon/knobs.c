@@ -43,6 +43,17 @@
  *   redis.timeout_ms    with --swap redis://, a server that leaves a
  *                       command unanswered this long is gone (as nbd's
  *                       timeout): the processes that need its pages stop
+ *   zswap.enabled       (/sys/module/zswap/parameters/enabled) Y: pages
+ *                       written out go to a compressed pool in front of
+ *                       the swap file (zswap.c); N (the default, as
+ *                       Debian's kernel): what the pool holds stays
+ *                       readable, nothing new enters
+ *   zswap.max_pool_percent  the pool's share of the budget at most (20)
+ *   zswap.accept_threshold_percent  once full, the pool takes pages again
+ *                       below this share of its maximum (90)
+ *   zswap.compressor    lz4 (the default here; the kernel's Kconfig
+ *                       default is lzo) or zstd, for the pages stored
+ *                       from now on
  *
  * Owns: the daemon's own tunables in struct pgr, and the table that names
  * them.
@@ -53,30 +64,45 @@
 
 #include "../lib/util.h"
 #include "pgr.h"
+#include "compress.h"
 #include "file.h"
 #include "knobs.h"
+#include "zswap.h"
+
+enum knob_type {
+	NUMBER,
+	SIZE,		/* a size, as 64M */
+	YES_NO,		/* Y or N (1, 0, y, n), as a module's bool */
+	COMPRESSOR,	/* lz4 or zstd */
+};
 
 struct knob {
 	const char *name;
 	uint64_t min, max, def;
-	bool size;		/* takes a size, as 64M */
+	enum knob_type type;
 };
 
 static const struct knob knobs[] = {
-	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 262144, false },
-	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3, false },
-	{ "fault_spin_us", 0, 1000, 50, false },
-	{ "read_ahead_kb", 0, 65536, 0, false },
-	{ "max_cached_inodes", 1, 65536, 4096, false },
-	{ "vm.drop_caches", 0, 3, 0, false },
-	{ "vm.max_map_count", 16, 1u << 20, 65530, false },
-	{ "zram.mem_limit", 0, 1ULL << 50, 0, true },
-	{ "redis.timeout_ms", 10, 3600000, 2000, false },
+	{ "fault_around_bytes", 0, PGR_MAX_AROUND * PGR_PAGE, 262144, NUMBER },
+	{ "vm.page-cluster", 0, PGR_MAX_CLUSTER, 3, NUMBER },
+	{ "fault_spin_us", 0, 1000, 50, NUMBER },
+	{ "read_ahead_kb", 0, 65536, 0, NUMBER },
+	{ "max_cached_inodes", 1, 65536, 4096, NUMBER },
+	{ "vm.drop_caches", 0, 3, 0, NUMBER },
+	{ "vm.max_map_count", 16, 1u << 20, 65530, NUMBER },
+	{ "zram.mem_limit", 0, 1ULL << 50, 0, SIZE },
+	{ "redis.timeout_ms", 10, 3600000, 2000, NUMBER },
+	{ "zswap.enabled", 0, 1, 0, YES_NO },
+	{ "zswap.max_pool_percent", 0, 100, 20, NUMBER },
+	{ "zswap.accept_threshold_percent", 0, 100, 90, NUMBER },
+	{ "zswap.compressor", PGR_COMP_LZ4, PGR_COMP_ZSTD, PGR_COMP_LZ4,
+	  COMPRESSOR },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
 
-static void apply(struct pgr *p, unsigned int k, uint64_t v)
+/* Set knob @k to @v: 0, or -errno with *why. */
+static int apply(struct pgr *p, unsigned int k, uint64_t v, const char **why)
 {
 	switch (k) {
 	case 0: {
@@ -113,7 +139,25 @@ static void apply(struct pgr *p, unsigned int k, uint64_t v)
 	case 8:
 		p->redis_timeout_ms = v;
 		break;
+	case 9:
+		if (pgr_zswap_enable(p, v) == -ENODEV) {
+			*why = "zswap sits in front of a swap file: give "
+			       "--swap FILE (zram and Redis take pages "
+			       "without it)";
+			return -EINVAL;
+		}
+		break;
+	case 10:
+		p->zswap_max_pool_percent = (unsigned int)v;
+		break;
+	case 11:
+		p->zswap_accept_thr_percent = (unsigned int)v;
+		break;
+	case 12:
+		p->zswap_comp = (int)v;
+		break;
 	}
+	return 0;
 }
 
 static uint64_t value(const struct pgr *p, unsigned int k)
@@ -135,6 +179,14 @@ static uint64_t value(const struct pgr *p, unsigned int k)
 		return p->zram_mem_limit;
 	case 8:
 		return p->redis_timeout_ms;
+	case 9:
+		return p->zswap_enabled;
+	case 10:
+		return p->zswap_max_pool_percent;
+	case 11:
+		return p->zswap_accept_thr_percent;
+	case 12:
+		return (uint64_t)p->zswap_comp;
 	default:
 		return p->spin_us;
 	}
@@ -142,8 +194,37 @@ static uint64_t value(const struct pgr *p, unsigned int k)
 
 void pgr_knobs_init(struct pgr *p)
 {
+	const char *why;
+
 	for (unsigned int k = 0; k < NR_KNOBS; k++)
-		apply(p, k, knobs[k].def);
+		apply(p, k, knobs[k].def, &why);
+}
+
+/* @val as knob @k takes it: 0, or -EINVAL. */
+static int parse(unsigned int k, const char *val, uint64_t *v)
+{
+	enum pgr_comp c;
+
+	switch (knobs[k].type) {
+	case SIZE:
+		return pgr_parse_size(val, v);
+	case YES_NO:
+		if (!strcmp(val, "Y") || !strcmp(val, "y") || !strcmp(val, "1"))
+			*v = 1;
+		else if (!strcmp(val, "N") || !strcmp(val, "n") ||
+			 !strcmp(val, "0"))
+			*v = 0;
+		else
+			return -EINVAL;
+		return 0;
+	case COMPRESSOR:
+		if (pgr_comp_parse(val, &c))
+			return -EINVAL;
+		*v = (uint64_t)c;
+		return 0;
+	default:
+		return pgr_parse_u64(val, v);
+	}
 }
 
 static int find(const char *key)
@@ -163,26 +244,41 @@ int pgr_knob_set(struct pgr *p, const char *key, const char *val,
 
 	if (k < 0)
 		return -ENOENT;
-	if ((knobs[k].size ? pgr_parse_size(val, &v) : pgr_parse_u64(val, &v)) ||
-	    v < knobs[k].min || v > knobs[k].max) {
-		snprintf(msg, sizeof(msg), "expected a %s from %llu to %llu",
-			 knobs[k].size ? "size (bytes, or with K, M, G)" :
-			 "number", (unsigned long long)knobs[k].min,
-			 (unsigned long long)knobs[k].max);
-		*why = msg;
+	if (parse((unsigned int)k, val, &v) || v < knobs[k].min ||
+	    v > knobs[k].max) {
+		if (knobs[k].type == YES_NO)
+			*why = "expected Y or N";
+		else if (knobs[k].type == COMPRESSOR)
+			*why = "expected lz4 or zstd (the compressors built "
+			       "in)";
+		else {
+			snprintf(msg, sizeof(msg),
+				 "expected a %s from %llu to %llu",
+				 knobs[k].type == SIZE ?
+				 "size (bytes, or with K, M, G)" : "number",
+				 (unsigned long long)knobs[k].min,
+				 (unsigned long long)knobs[k].max);
+			*why = msg;
+		}
 		return -EINVAL;
 	}
-	apply(p, (unsigned int)k, v);
-	return 0;
+	return apply(p, (unsigned int)k, v, why);
 }
 
 int pgr_knob_get(const struct pgr *p, const char *key, char *buf, size_t len)
 {
 	int k = find(key);
+	uint64_t v;
 
 	if (k < 0)
 		return -ENOENT;
-	snprintf(buf, len, "%llu", (unsigned long long)value(p, (unsigned int)k));
+	v = value(p, (unsigned int)k);
+	if (knobs[k].type == YES_NO)
+		snprintf(buf, len, "%s", v ? "Y" : "N");
+	else if (knobs[k].type == COMPRESSOR)
+		snprintf(buf, len, "%s", pgr_comp_name((enum pgr_comp)v));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
 	return 0;
 }
 

@@ -317,7 +317,7 @@ struct pgr_opts {
 	uint64_t swap_pages;		/* capacity */
 	bool swap_temp;			/* remove the file when done */
 	int zram;			/* swap compressed in memory, no file:
-					 * enum pgr_zram_comp (zram.c), 0 */
+					 * enum pgr_comp (compress.h), 0 */
 	const char *redis;		/* swap in Redis: redis://... or NULL */
 	const char *socket_path;
 	bool private_mode;		/* exit when the last client leaves */
@@ -367,6 +367,13 @@ struct pgr {
 	uint64_t swap_used;
 	struct zram *zram;		/* the store with --swap zram (zram.c) */
 	uint64_t zram_mem_limit;	/* knob zram.mem_limit: bytes, 0 */
+	struct zswap *zswap;		/* the compressed pool in front of the
+					 * swap file, once zswap.enabled was
+					 * set (zswap.c) */
+	bool zswap_enabled;		/* knob zswap.enabled */
+	int zswap_comp;			/* knob zswap.compressor: enum pgr_comp */
+	unsigned int zswap_max_pool_percent;	/* knob, of the budget */
+	unsigned int zswap_accept_thr_percent;	/* knob, of the pool's max */
 	struct redis *redis;		/* the store with --swap redis://
 					 * (redis.c) */
 	uint64_t redis_timeout_ms;	/* knob redis.timeout_ms */

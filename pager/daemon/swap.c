@@ -17,7 +17,11 @@
  *
  * With --swap zram there is no file: the slots' pages are compressed in
  * the daemon's memory (zram.c), and their I/O completes at once. With
- * --swap redis://... they are values in Redis servers (redis.c).
+ * --swap redis://... they are values in Redis servers (redis.c). With
+ * zswap.enabled, a pool in front of the file takes what it can
+ * (zswap.c): such a write is done when pgr_swap_io() returns (reclaim
+ * frees the page in the same pass, as the kernel's), and a read from it
+ * completes at once like zram's.
  *
  * Owns: the swap file and its slot records (references, swap cache,
  * shadow, checksum).
@@ -36,6 +40,7 @@
 #include "ring.h"
 #include "swap.h"
 #include "zram.h"
+#include "zswap.h"
 
 #define RING_ENTRIES	256
 #define CQ_ENTRIES	8192
@@ -73,7 +78,7 @@ int pgr_swap_open(struct pgr *p)
 		return err;
 	}
 	if (p->o.zram && p->o.swap_pages) {
-		err = pgr_zram_open(p, (enum pgr_zram_comp)p->o.zram,
+		err = pgr_zram_open(p, (enum pgr_comp)p->o.zram,
 				    p->o.swap_pages);
 		if (!err)
 			slots_init(p);
@@ -113,6 +118,7 @@ void pgr_swap_close(struct pgr *p)
 		close(p->swap_fd);
 	p->swap_fd = -1;
 	pgr_zram_close(p);
+	pgr_zswap_close(p);
 	pgr_redis_close(p);
 	free(p->swap);
 	free(p->swap_free);
@@ -149,6 +155,12 @@ void pgr_swap_put(struct pgr *p, uint32_t s)
 	r->shadow = 0;
 	pgr_zram_free(p, s);
 	pgr_redis_free(p, s);
+	if (!pgr_zswap_free(p, s))	/* else once its write-back lands */
+		pgr_swap_release(p, s);
+}
+
+void pgr_swap_release(struct pgr *p, uint32_t s)
+{
 	p->swap_free[p->nr_swap_free++] = s;
 	p->swap_used--;
 }
@@ -213,6 +225,22 @@ int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write)
 		pgr_ring_done(p, write, write ? PGR_IO_SWAP_WRITE :
 			      PGR_IO_SWAP_READ, page, err ? err : PGR_PAGE);
 		return 0;
+	}
+	if (!write && pgr_zswap_holds(p, slot)) {
+		err = pgr_zswap_load(p, slot, buf);
+		pgr_ring_done(p, false, PGR_IO_SWAP_READ, page,
+			      err ? err : PGR_PAGE);
+		return 0;
+	}
+	if (write && p->zswap) {
+		err = pgr_zswap_store(p, slot, buf, pgr_page_client(p, page)->group);
+		if (err == -EBUSY)
+			return err;
+		if (!err) {	/* synchronous, as zswap_store() */
+			p->swap[slot].sum = page_sum(buf);
+			return PGR_SWAP_STORED;
+		}
+		/* -ENOSPC: not taken, to the file */
 	}
 	err = pgr_ring_queue(p, p->swap_fd, buf, PGR_PAGE,
 			     (off_t)slot * PGR_PAGE, write,

@@ -12,6 +12,9 @@ int pgr_swap_open(struct pgr *p);
 void pgr_swap_close(struct pgr *p);
 uint32_t pgr_swap_alloc(struct pgr *p);
 void pgr_swap_put(struct pgr *p, uint32_t slot);
+/* A slot whose last reference went is free again (pgr_swap_put(), or
+ * zswap once a write-back to it landed). */
+void pgr_swap_release(struct pgr *p, uint32_t slot);
 /* vm_swap_full(): more than half the slots used. */
 bool pgr_swap_half_full(const struct pgr *p);
 /* Does @buf, read from @slot, hold what was written there? */
@@ -20,10 +23,12 @@ bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf);
 void pgr_swap_why(const struct pgr *p, uint32_t slot, int res, char *buf,
 		  size_t len);
 /* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
- * submitted before the loop next waits (with zram: done at once, its
- * completion handed on at the next reap). 0; -EBUSY: the ring is full;
- * -ENOMEM: zram refused the write (zram.mem_limit), or no Redis server
- * answers. */
+ * submitted before the loop next waits (with zram or from zswap: done at
+ * once, its completion handed on at the next reap). 0; PGR_SWAP_STORED:
+ * a write zswap took, done already (no completion follows); -EBUSY: the ring is full, or zswap
+ * is writing the slot back; -ENOMEM: zram refused the write
+ * (zram.mem_limit), or no Redis server answers. */
+#define PGR_SWAP_STORED	1
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
 
 #endif /* PGR_DAEMON_SWAP_H */

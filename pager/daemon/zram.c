@@ -10,8 +10,8 @@
  *          only (same_pages);
  *   huge   a page that does not compress below HUGE_CLASS bytes is kept
  *          whole (huge_pages: zsmalloc's huge_class_size);
- *   comp   otherwise its compressed bytes (liblz4, or libzstd at zram's
- *          level 3).
+ *   comp   otherwise its compressed bytes (compress.c: liblz4, or
+ *          libzstd at zram's level 3).
  * Reads decompress into the page's buffer. Both run at once, inside
  * pgr_swap_io(); their completion goes through the ring like a file's
  * (ring.c, pgr_ring_done()), so the fault path and reclaim cannot tell.
@@ -24,21 +24,19 @@
  * Owns: the compressed slots and zram's mm_stat counters.
  */
 #include <errno.h>
-#include <lz4.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "compress.h"
 #include "pgr.h"
 #include "zram.h"
 
 /* zsmalloc's huge_class_size with 4 KiB pages: a page compressed to
  * this or more is stored as it is. */
 #define HUGE_CLASS	3264
-#define ZSTD_LEVEL	3
 
 enum { Z_EMPTY, Z_SAME, Z_COMP, Z_HUGE };
 
@@ -52,50 +50,29 @@ struct zslot {
 };
 
 struct zram {
-	enum pgr_zram_comp comp;
+	enum pgr_comp comp;
 	struct zslot *slots;
 	uint64_t nr_slots;
-	ZSTD_CCtx *cctx;
-	ZSTD_DCtx *dctx;
+	struct pgr_compressor *cz;
 	char scratch[HUGE_CLASS];
 	struct pgr_zram_stat st;
 	bool warned;			/* mem_limit reached, said once */
 };
 
-const char *pgr_zram_comp_name(enum pgr_zram_comp c)
-{
-	return c == PGR_ZRAM_ZSTD ? "zstd" : "lz4";
-}
-
-int pgr_zram_comp_parse(const char *name, enum pgr_zram_comp *c)
-{
-	if (!strcmp(name, "lz4"))
-		*c = PGR_ZRAM_LZ4;
-	else if (!strcmp(name, "zstd"))
-		*c = PGR_ZRAM_ZSTD;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-int pgr_zram_open(struct pgr *p, enum pgr_zram_comp comp, uint64_t slots)
+int pgr_zram_open(struct pgr *p, enum pgr_comp comp, uint64_t slots)
 {
 	struct zram *z = pgr_xcalloc(1, sizeof(*z));
 
 	z->comp = comp;
 	z->nr_slots = slots;
 	z->slots = pgr_xcalloc(slots, sizeof(*z->slots));
-	if (comp == PGR_ZRAM_ZSTD) {
-		z->cctx = ZSTD_createCCtx();
-		z->dctx = ZSTD_createDCtx();
-		if (!z->cctx || !z->dctx) {
-			pgr_err("zram: cannot set up zstd");
-			p->zram = z;
-			pgr_zram_close(p);
-			return -ENOMEM;
-		}
-	}
+	z->cz = pgr_compressor_new();
 	p->zram = z;
+	if (!z->cz) {
+		pgr_err("zram: cannot set up zstd");
+		pgr_zram_close(p);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -129,8 +106,7 @@ void pgr_zram_close(struct pgr *p)
 	for (uint64_t k = 0; k < z->nr_slots; k++)
 		slot_free(z, &z->slots[k]);
 	free(z->slots);
-	ZSTD_freeCCtx(z->cctx);
-	ZSTD_freeDCtx(z->dctx);
+	pgr_compressor_free(z->cz);
 	free(z);
 	p->zram = NULL;
 }
@@ -150,22 +126,6 @@ static bool same_filled(const char *page, uint64_t *word)
 	return true;
 }
 
-/* Compressed into the scratch buffer: its size, or 0 if HUGE_CLASS
- * bytes or more. */
-static size_t compress(struct zram *z, const char *page)
-{
-	if (z->comp == PGR_ZRAM_ZSTD) {
-		size_t n = ZSTD_compressCCtx(z->cctx, z->scratch, HUGE_CLASS,
-					     page, PGR_PAGE, ZSTD_LEVEL);
-
-		return ZSTD_isError(n) || n >= HUGE_CLASS ? 0 : n;
-	}
-	int n = LZ4_compress_default(page, z->scratch, PGR_PAGE,
-				     HUGE_CLASS - 1);
-
-	return n > 0 ? (size_t)n : 0;
-}
-
 int pgr_zram_write(struct pgr *p, uint32_t slot, const char *page)
 {
 	struct zram *z = p->zram;
@@ -178,7 +138,7 @@ int pgr_zram_write(struct pgr *p, uint32_t slot, const char *page)
 		z->st.same_pages++;
 		goto stored;
 	}
-	len = compress(z, page);
+	len = pgr_compress(z->cz, z->comp, page, z->scratch, HUGE_CLASS);
 	if (!len) {
 		n.kind = Z_HUGE;
 		len = PGR_PAGE;
@@ -229,14 +189,7 @@ int pgr_zram_read(struct pgr *p, uint32_t slot, char *page)
 		memcpy(page, s->data, PGR_PAGE);
 		return 0;
 	case Z_COMP:
-		if (z->comp == PGR_ZRAM_ZSTD) {
-			size_t n = ZSTD_decompressDCtx(z->dctx, page, PGR_PAGE,
-						       s->data, s->len);
-
-			return !ZSTD_isError(n) && n == PGR_PAGE ? 0 : -EIO;
-		}
-		return LZ4_decompress_safe(s->data, page, s->len, PGR_PAGE) ==
-		       PGR_PAGE ? 0 : -EIO;
+		return pgr_decompress(z->cz, z->comp, s->data, s->len, page);
 	}
 	z->st.failed_reads++;
 	return -EIO;			/* never written: nothing to hand out */
@@ -253,7 +206,7 @@ const struct pgr_zram_stat *pgr_zram_stat(const struct pgr *p)
 	return p->zram ? &p->zram->st : NULL;
 }
 
-enum pgr_zram_comp pgr_zram_comp(const struct pgr *p)
+enum pgr_comp pgr_zram_comp(const struct pgr *p)
 {
 	return p->zram->comp;
 }

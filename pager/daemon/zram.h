@@ -8,9 +8,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compress.h"
+
 struct pgr;
 
-enum pgr_zram_comp { PGR_ZRAM_LZ4 = 1, PGR_ZRAM_ZSTD };
 
 /* zram's mm_stat, in bytes and pages as /sys/block/zram0/mm_stat has
  * them; and its io_stat's failures. */
@@ -26,11 +27,8 @@ struct pgr_zram_stat {
 	uint64_t failed_reads;
 };
 
-/* "lz4" or "zstd": 0, or -EINVAL for any other name. */
-int pgr_zram_comp_parse(const char *name, enum pgr_zram_comp *c);
-const char *pgr_zram_comp_name(enum pgr_zram_comp c);
-/* A store of @slots slots, empty. */
-int pgr_zram_open(struct pgr *p, enum pgr_zram_comp comp, uint64_t slots);
+/* A store of @slots slots, empty, compressed by @comp. */
+int pgr_zram_open(struct pgr *p, enum pgr_comp comp, uint64_t slots);
 void pgr_zram_close(struct pgr *p);
 /* Store @page in @slot (what it held is dropped): 0, or -ENOMEM
  * (zram.mem_limit, or no memory). */
@@ -41,6 +39,6 @@ int pgr_zram_read(struct pgr *p, uint32_t slot, char *page);
 void pgr_zram_free(struct pgr *p, uint32_t slot);
 /* NULL without zram. */
 const struct pgr_zram_stat *pgr_zram_stat(const struct pgr *p);
-enum pgr_zram_comp pgr_zram_comp(const struct pgr *p);
+enum pgr_comp pgr_zram_comp(const struct pgr *p);
 
 #endif /* PGR_DAEMON_ZRAM_H */

@@ -44,17 +44,26 @@
 #define CG1	"/sys/fs/cgroup/memory"
 #define CG2	"/sys/fs/cgroup"
 
-/* The settings a native configuration may have: the kernel's own. */
+#define VM	"/proc/sys/vm/"
+#define ZSWAP	"/sys/module/zswap/parameters/"
+
+/* The settings a native configuration may have: the kernel's own. (The
+ * kernel's zswap.max_pool_percent is of the machine's RAM, the pager's of
+ * its budget.) */
 static const struct {
 	const char *key;
-	const char *path;	/* under /proc/sys/vm, or NULL: v1's memcg */
+	const char *path;
 } kernel_keys[] = {
-	{ "vm.swappiness", "swappiness" },
-	{ "vm.watermark_scale_factor", "watermark_scale_factor" },
-	{ "vm.page-cluster", "page-cluster" },
-	{ "vm.min_free_kbytes", "min_free_kbytes" },
-	{ "vm.vfs_cache_pressure", "vfs_cache_pressure" },
-	{ "vm.min_filelist_kbytes", "min_filelist_kbytes" },	/* ChromeOS */
+	{ "vm.swappiness", VM "swappiness" },
+	{ "vm.watermark_scale_factor", VM "watermark_scale_factor" },
+	{ "vm.page-cluster", VM "page-cluster" },
+	{ "vm.min_free_kbytes", VM "min_free_kbytes" },
+	{ "vm.vfs_cache_pressure", VM "vfs_cache_pressure" },
+	{ "vm.min_filelist_kbytes", VM "min_filelist_kbytes" },	/* ChromeOS */
+	{ "zswap.enabled", ZSWAP "enabled" },
+	{ "zswap.compressor", ZSWAP "compressor" },
+	{ "zswap.max_pool_percent", ZSWAP "max_pool_percent" },
+	{ "zswap.accept_threshold_percent", ZSWAP "accept_threshold_percent" },
 };
 
 static bool v2_memory(void)
@@ -142,8 +151,6 @@ static int zram_check(const char *dev, char *why, size_t len)
 
 int exp_native_check(const struct exp_config *c, char *why, size_t len)
 {
-	char path[256];
-
 	if (geteuid()) {
 		snprintf(why, len, "a native configuration needs root (a "
 			 "memory cgroup, swap)");
@@ -166,13 +173,12 @@ int exp_native_check(const struct exp_config *c, char *why, size_t len)
 		snprintf(key, sizeof(key), "%.*s",
 			 (int)strcspn(c->sets[k], "="), c->sets[k]);
 		p = sysctl_of(key);
-		snprintf(path, sizeof(path), "/proc/sys/vm/%s", p ? p : "");
-		if (!p || access(path, W_OK)) {
+		if (!p || access(p, W_OK)) {
 			snprintf(why, len, "%s is not a setting this kernel "
 				 "has (a native configuration takes the "
 				 "kernel's own: vm.swappiness, "
 				 "vm.watermark_scale_factor, vm.page-cluster, "
-				 "...)", key);
+				 "zswap.enabled, ...)", key);
 			return -1;
 		}
 	}
@@ -413,8 +419,7 @@ int exp_native_open(const struct experiment *e, const struct exp_config *c,
 				 n->cg);
 			write_file(path, val);
 		}
-		snprintf(path, sizeof(path), "/proc/sys/vm/%s", sysctl_of(key));
-		set_file(n, path, val);
+		set_file(n, sysctl_of(key), val);
 	}
 	common_sets(e, work, n);
 	read_vmstat(&n->before);
