@@ -5,7 +5,7 @@
 # zram.mem_limit (the OOM killer, not a hang), bad input refused. Needs
 # what daemon.sh needs; skips otherwise.
 set -u
-plan=13
+plan=14
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # Compressible memory: 400 000 short strings, and 8 MiB of zeros (same-
@@ -70,6 +70,19 @@ check "zram:zstd: python3's output is its native run's (compressed with $alg)" \
 	"$([ "$out" = "$native" ] && [ "$alg" = zstd ]; echo $?)" "$out"
 stop_daemon
 
+# ---- lzo: LZO1X-1, what the kernel's lzo runs --------------------------------
+start_daemon 8M --swap zram:lzo || skip_rest "the daemon did not start"
+o0=$(stat_of zram.huge_pages_since)
+out=$(prun "$VERIFY" --mb 32 --compressible 75 passes fork 2>&1)
+rc=$?
+alg=$(stat_of zram.comp_algorithm)
+huge=$(($(stat_of zram.huge_pages_since) - o0))
+out2=$(prun python3 -c "$TEXT" 2>&1)
+check "zram:lzo: verify passes and fork (75 % compressible: $huge pages stored whole) and python3, every word right and output native (compressed with $alg)" \
+	"$([ "$rc" = 0 ] && [ "$out2" = "$native" ] && [ "$alg" = lzo ] &&
+	   [ "$huge" -lt 100 ]; echo $?)" "$out $out2"
+stop_daemon
+
 # ---- zram.mem_limit: a full zram is no swap, and the OOM killer acts --------
 start_daemon 8M --swap zram --set zram.mem_limit=8M ||
 	skip_rest "the daemon did not start"
@@ -94,5 +107,5 @@ stop_daemon
 
 e2=$("$PAGER" daemon --mem 8M --swap zram:xz --socket "$tmp/x.sock" 2>&1)
 r2=$?
-check "--swap zram:xz is refused (status $r2): zram compresses with lz4 or zstd" \
-	"$([ "$r2" = 2 ] && echo "$e2" | grep -q 'lz4 or zstd'; echo $?)" "$e2"
+check "--swap zram:xz is refused (status $r2): zram compresses with lz4, zstd or lzo" \
+	"$([ "$r2" = 2 ] && echo "$e2" | grep -q 'lz4, zstd or lzo'; echo $?)" "$e2"

@@ -36,7 +36,7 @@ static const char usage[] =
 	"/var/tmp\n"
 	"of four times the budget, at least 1G (sparse: disk is used as "
 	"pages go out);\n"
-	"DEVICE: a FILE; zram[:lz4|:zstd]: that much swap compressed in the "
+	"DEVICE: a FILE; zram[:lz4|:zstd|:lzo]: that much swap compressed in the "
 	"daemon's\nmemory, outside the budget, as the kernel's zram "
 	"(--set zram.mem_limit=SIZE\nbounds it); "
 	"redis://HOST:PORT[,HOST:PORT...][/DB]: pages in Redis servers,\n"
@@ -82,8 +82,8 @@ int daemon_parse_opt(struct daemon_args *a, int c, const char *arg,
 			a->zram = pgr_daemon_zram_comp(pgr_zram_spec(arg));
 			if (!a->zram)
 				return pgr_usage_error(use, "--swap %s: zram "
-						       "compresses with lz4 or "
-						       "zstd", arg);
+						       "compresses with lz4, "
+						       "zstd or lzo", arg);
 		} else {
 			a->zram = 0;
 		}
@@ -227,7 +227,10 @@ int cmd_daemon(int argc, char **argv)
 	if (!a.socket)
 		a.socket = pgr_default_socket(sock, sizeof(sock));
 	if (check) {
-		a.no_swap = true;	/* no swap file made to be removed */
+		/* No swap file is made (the dry run opens no swap), but the
+		 * settings that depend on its kind (zswap) see it. */
+		if (!a.no_swap && !a.swap)
+			a.swap = "(a temporary file)";
 		a.log = NULL;		/* the verdict goes to stderr */
 	}
 	daemon_logging(&a);

@@ -172,6 +172,9 @@ static enum pol_writeout be_writeout(void *ctx, uint32_t i)
 		break;
 	case PGR_SWAP_STORED:
 		return POL_WRITEOUT_STORED;	/* in zswap: clean already */
+	case PGR_SWAP_DONE:			/* in zram: clean already */
+		pgr_page_client(p, i)->st.swapouts++;
+		return POL_WRITEOUT_DONE;
 	case -ENOMEM:
 		/* zram is full: as no slot. The slot goes back unless a
 		 * copy written before still holds it. */

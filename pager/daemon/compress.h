@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * compress.h - page compression for the stores that keep pages in the
- * daemon's memory (zram.c, zswap.c): liblz4 and libzstd, as the kernel's
- * crypto_acomp names them.
+ * daemon's memory (zram.c, zswap.c): liblz4, libzstd and liblzo2 (LZO1X-1,
+ * the kernel's lzo), as the kernel's crypto_acomp names them.
  */
 #ifndef PGR_DAEMON_COMPRESS_H
 #define PGR_DAEMON_COMPRESS_H
 
 #include <stddef.h>
 
-enum pgr_comp { PGR_COMP_LZ4 = 1, PGR_COMP_ZSTD };
+enum pgr_comp { PGR_COMP_LZ4 = 1, PGR_COMP_ZSTD, PGR_COMP_LZO };
 
 struct pgr_compressor;
 
-/* "lz4" or "zstd": 0, or -EINVAL for any other name. */
+/* "lz4", "zstd" or "lzo": 0, or -EINVAL for any other name. */
 int pgr_comp_parse(const char *name, enum pgr_comp *c);
 const char *pgr_comp_name(enum pgr_comp c);
-/* The contexts both algorithms need; NULL if zstd cannot set up. */
+/* The contexts the algorithms need; NULL if one cannot be set up. */
 struct pgr_compressor *pgr_compressor_new(void);
 void pgr_compressor_free(struct pgr_compressor *z);
 /* @page compressed by @c into @out: its length, or 0 if it would take

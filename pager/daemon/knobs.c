@@ -51,9 +51,8 @@
  *   zswap.max_pool_percent  the pool's share of the budget at most (20)
  *   zswap.accept_threshold_percent  once full, the pool takes pages again
  *                       below this share of its maximum (90)
- *   zswap.compressor    lz4 (the default here; the kernel's Kconfig
- *                       default is lzo) or zstd, for the pages stored
- *                       from now on
+ *   zswap.compressor    lzo (the default, as the kernel's Kconfig), lz4
+ *                       or zstd, for the pages stored from now on
  *
  * Owns: the daemon's own tunables in struct pgr, and the table that names
  * them.
@@ -73,7 +72,7 @@ enum knob_type {
 	NUMBER,
 	SIZE,		/* a size, as 64M */
 	YES_NO,		/* Y or N (1, 0, y, n), as a module's bool */
-	COMPRESSOR,	/* lz4 or zstd */
+	COMPRESSOR,	/* lz4, zstd or lzo */
 };
 
 struct knob {
@@ -95,7 +94,7 @@ static const struct knob knobs[] = {
 	{ "zswap.enabled", 0, 1, 0, YES_NO },
 	{ "zswap.max_pool_percent", 0, 100, 20, NUMBER },
 	{ "zswap.accept_threshold_percent", 0, 100, 90, NUMBER },
-	{ "zswap.compressor", PGR_COMP_LZ4, PGR_COMP_ZSTD, PGR_COMP_LZ4,
+	{ "zswap.compressor", PGR_COMP_LZ4, PGR_COMP_LZO, PGR_COMP_LZO,
 	  COMPRESSOR },
 };
 
@@ -249,8 +248,8 @@ int pgr_knob_set(struct pgr *p, const char *key, const char *val,
 		if (knobs[k].type == YES_NO)
 			*why = "expected Y or N";
 		else if (knobs[k].type == COMPRESSOR)
-			*why = "expected lz4 or zstd (the compressors built "
-			       "in)";
+			*why = "expected lz4, zstd or lzo (the compressors "
+			       "built in)";
 		else {
 			snprintf(msg, sizeof(msg),
 				 "expected a %s from %llu to %llu",

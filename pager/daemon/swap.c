@@ -16,7 +16,8 @@
  * write-outs to the backend (the handlers daemon.c gives the ring).
  *
  * With --swap zram there is no file: the slots' pages are compressed in
- * the daemon's memory (zram.c), and their I/O completes at once. With
+ * the daemon's memory (zram.c), and their I/O completes at once (a
+ * write before pgr_swap_io() returns). With
  * --swap redis://... they are values in Redis servers (redis.c). With
  * zswap.enabled, a pool in front of the file takes what it can
  * (zswap.c): such a write is done when pgr_swap_io() returns (reclaim
@@ -213,17 +214,22 @@ int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write)
 		return err;
 	}
 	if (p->zram) {
-		/* A write zram refuses (zram.mem_limit) is refused here, at
-		 * once, as a full swap device refuses a slot; a read that
-		 * fails completes with the error, which stops the client. */
-		err = write ? pgr_zram_write(p, slot, buf) :
-			      pgr_zram_read(p, slot, buf);
-		if (err && write)
-			return err;
-		if (write)
+		/* A write is done when this returns, as zram's bio completes
+		 * inside its submission (reclaim frees the page in the same
+		 * pass); one zram refuses (zram.mem_limit) is refused here,
+		 * as a full swap device refuses a slot. A read completes on
+		 * the loop's next turn, like the ring's; one that fails
+		 * stops the client. */
+		if (write) {
+			err = pgr_zram_write(p, slot, buf);
+			if (err)
+				return err;
 			p->swap[slot].sum = page_sum(buf);
-		pgr_ring_done(p, write, write ? PGR_IO_SWAP_WRITE :
-			      PGR_IO_SWAP_READ, page, err ? err : PGR_PAGE);
+			return PGR_SWAP_DONE;
+		}
+		err = pgr_zram_read(p, slot, buf);
+		pgr_ring_done(p, false, PGR_IO_SWAP_READ, page,
+			      err ? err : PGR_PAGE);
 		return 0;
 	}
 	if (!write && pgr_zswap_holds(p, slot)) {

@@ -23,12 +23,14 @@ bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf);
 void pgr_swap_why(const struct pgr *p, uint32_t slot, int res, char *buf,
 		  size_t len);
 /* Queue an O_DIRECT read or write of @page's buffer from/to @slot; it is
- * submitted before the loop next waits (with zram or from zswap: done at
- * once, its completion handed on at the next reap). 0; PGR_SWAP_STORED:
- * a write zswap took, done already (no completion follows); -EBUSY: the ring is full, or zswap
+ * submitted before the loop next waits (a read from zram or zswap: done
+ * at once, its completion handed on at the next reap). 0; PGR_SWAP_DONE:
+ * a write zram took, done already (no completion follows);
+ * PGR_SWAP_STORED: the same, into zswap (no device I/O); -EBUSY: the ring is full, or zswap
  * is writing the slot back; -ENOMEM: zram refused the write
  * (zram.mem_limit), or no Redis server answers. */
-#define PGR_SWAP_STORED	1
+#define PGR_SWAP_DONE	1
+#define PGR_SWAP_STORED	2
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write);
 
 #endif /* PGR_DAEMON_SWAP_H */

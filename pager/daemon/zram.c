@@ -13,8 +13,10 @@
  *   comp   otherwise its compressed bytes (compress.c: liblz4, or
  *          libzstd at zram's level 3).
  * Reads decompress into the page's buffer. Both run at once, inside
- * pgr_swap_io(); their completion goes through the ring like a file's
- * (ring.c, pgr_ring_done()), so the fault path and reclaim cannot tell.
+ * pgr_swap_io(): a write is done when it returns (reclaim frees the page
+ * in the same pass, as the kernel's zram write completes inside its
+ * submission); a read's completion goes through the ring like a file's
+ * (ring.c, pgr_ring_done()), so the fault path cannot tell.
  *
  * As in the kernel, this memory is outside the budget, and
  * zram.mem_limit (bytes; 0: none) bounds it: a write that would go past

@@ -63,10 +63,10 @@
 
 /* Entry flags. */
 enum {
-	ZE_ZSTD = 1,		/* compressed by zstd (else lz4) */
-	ZE_REFERENCED = 2,	/* second chance left (shrink_memcg_cb()) */
-	ZE_WB = 4,		/* being written back: its bytes in wb[] */
-	ZE_DEAD = 8,		/* its slot was freed meanwhile */
+	ZE_COMP = 3,		/* its compressor: enum pgr_comp */
+	ZE_REFERENCED = 4,	/* second chance left (shrink_memcg_cb()) */
+	ZE_WB = 8,		/* being written back: its bytes in wb[] */
+	ZE_DEAD = 16,		/* its slot was freed meanwhile */
 };
 
 /* One slot's entry: where its bytes are, and its place on the LRU. */
@@ -364,9 +364,10 @@ int pgr_zswap_enable(struct pgr *p, bool on)
 {
 	struct zswap *z = p->zswap;
 
-	if (on && !z) {
-		if (!pgr_has_swap(p) || p->swap_fd < 0)
-			return -ENODEV;
+	if (on && (p->o.zram || p->o.redis || !p->o.swap_path))
+		return -ENODEV;
+	/* No slots (`--check`): the setting is taken, no pool made. */
+	if (on && !z && pgr_has_swap(p)) {
 		z = pgr_xcalloc(1, sizeof(*z));
 		z->cz = pgr_compressor_new();
 		if (!z->cz) {
@@ -463,8 +464,7 @@ int pgr_zswap_store(struct pgr *p, uint32_t slot, const char *page,
 		z->scratch, len, true);
 	*e = (struct zentry){ .zspage = k, .obj = obj, .len = (uint16_t)len,
 			      .group = (uint16_t)group,
-			      .flags = ZE_REFERENCED |
-				       (comp == PGR_COMP_ZSTD ? ZE_ZSTD : 0) };
+			      .flags = (uint8_t)(ZE_REFERENCED | comp) };
 	lru_add(z, slot);
 	z->st.stored_pages++;
 	z->st.compressed_bytes += len;
@@ -495,8 +495,8 @@ static int decompress(struct pgr *p, struct zswap *z, uint32_t slot,
 	zs = &z->zs[e->zspage];
 	zs_copy(p, zs, (size_t)e->obj * z->cls[zs->cls].size, z->scratch,
 		e->len, false);
-	err = pgr_decompress(z->cz, (e->flags & ZE_ZSTD) ? PGR_COMP_ZSTD :
-			     PGR_COMP_LZ4, z->scratch, e->len, page);
+	err = pgr_decompress(z->cz, (enum pgr_comp)(e->flags & ZE_COMP),
+			     z->scratch, e->len, page);
 	if (err)
 		z->st.decompress_fail++;
 	return err;

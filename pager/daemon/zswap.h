@@ -27,8 +27,9 @@ struct pgr_zswap_stat {
 	uint64_t wb_skipped;		/* write-backs skipped: swap cache */
 };
 
-/* zswap.enabled=Y: the pool is set up at the first one; -ENODEV
- * without a swap file (zram and Redis take pages without it). */
+/* zswap.enabled=Y: the pool is set up at the first one (once the swap
+ * file is open); -ENODEV without a swap file (zram and Redis take pages
+ * without it). */
 int pgr_zswap_enable(struct pgr *p, bool on);
 void pgr_zswap_close(struct pgr *p);
 /*
