@@ -35,7 +35,8 @@
  * against the file's swap-in and against its own floor, the userfaultfd
  * floor plus one decompression of such a page in this process. At depth
  * one a swap-in's throughput is its inverse (pages/s). zswap in front of
- * the file (zswap.enabled=Y, lz4): the same, against the same floor.
+ * the file (zswap.enabled=Y, compressor lz4): the same, against the same
+ * floor.
  *
  * Swap in Redis (--swap redis://, a redis-server started here on
  * 127.0.0.1 if one is installed): the same swap-in, against the file's
@@ -748,7 +749,8 @@ int main(int argc, char **argv)
 					    "--swap zram:zstd");
 		dzstd[r] = decompress_floor(true);
 		zsw[r] = under_pager_args(argv[1], self, "swapin", "1G",
-					  "--set zswap.enabled=Y");
+					  "--set zswap.enabled=Y "
+					  "--set zswap.compressor=lz4");
 		if (rc) {
 			rds[r] = under_pager_args(argv[1], self, "swapin",
 						  "1G", store);
