@@ -15,13 +15,18 @@ THRASH=$(realpath "${THRASH:-examples/thrash}")
 secs=${SOAK_SECONDS:-600}
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-soak.XXXXXX")
 sock=$tmp/pager.sock
-trap 'kill $flipper $daemon $redis 2>/dev/null; [ -n "${SOAK_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+# The daemon goes before its Redis server, or it reports the store gone.
+trap 'kill $flipper $daemon 2>/dev/null; [ -z "$daemon" ] || wait $daemon
+      kill $redis 2>/dev/null
+      [ -n "${SOAK_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 # SOAK_SWAP: the swap device (--swap: a file, zram, zram:zstd,
 # redis://HOST:PORT), or "redis": a redis-server of the soak's own on
 # 127.0.0.1, or "zswap": a temporary file with zswap in front of it (its
 # knobs flipped too); default a temporary file.
 redis=
+daemon=
+flipper=
 zswap=
 if [ "${SOAK_SWAP:-}" = zswap ]; then
 	SOAK_SWAP=
