@@ -197,6 +197,7 @@ int pol_group_create(struct pol *pol, const char *name, int parent)
 			c = pol__grp(pol, c)->next_sibling;
 		pol__grp(pol, c)->next_sibling = id;
 	}
+	pol__memcg_lru_online(pol, id);
 	return id;
 }
 

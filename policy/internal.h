@@ -49,6 +49,21 @@ struct lru_gen {
 	uint64_t refaulted[2][MAX_NR_TIERS];
 };
 
+/* MGLRU's memcg LRU (memcg_lru.c): lists of group ids. */
+#define MEMCG_NR_GENS	3
+#define MEMCG_NR_BINS	8
+
+struct memcg_bin {
+	int head, tail;			/* -1: empty */
+};
+
+struct memcg_lru {
+	uint64_t seq;			/* the old generation is seq % 3 */
+	unsigned int nr_memcgs[MEMCG_NR_GENS];
+	struct memcg_bin fifo[MEMCG_NR_GENS][MEMCG_NR_BINS];
+	uint32_t random;		/* xorshift32 state: the bins */
+};
+
 struct lruvec {
 	struct pol_list lists[POL_NR_LRU];
 	struct lru_gen lrugen;
@@ -74,6 +89,9 @@ struct group {
 	uint64_t nr_inodes;		/* live inodes charged here */
 	uint64_t shrink_deferred;	/* inode shrinker work carried over */
 	uint64_t stats[POL_NR_EVENTS];	/* own events, as memory.stat */
+	int mlru_next, mlru_prev;	/* its memcg LRU bin's list */
+	uint8_t mlru_gen, mlru_bin;	/* where it is on the memcg LRU */
+	uint8_t mlru_seg;		/* MEMCG_LRU_HEAD, _TAIL or 0 */
 };
 
 /* vm.balance.mode: where the refault rule of §3 lives. */
@@ -145,6 +163,7 @@ struct pol {
 	uint64_t nr_dirty;
 	uint64_t nr_writeback;
 	uint64_t nr_live_inodes;
+	struct memcg_lru memcg_lru;	/* MGLRU's root reclaim order */
 
 	bool kswapd_woken;
 	bool kswapd_oom;		/* MGLRU's min_ttl_ms asked for a kill */
@@ -321,6 +340,17 @@ uint64_t pol__evictable_min_seq(const struct lru_gen *g, int s);
 uint64_t pol__lru_gen_evict(struct pol *pol, int group,
 			    struct scan_control *sc, int s);
 uint64_t pol__lru_gen_now(const struct pol *pol);
+bool pol__lru_gen_should_abort(const struct pol *pol,
+			       const struct scan_control *sc);
+bool pol__lru_gen_is_sizable(const struct pol *pol, int group,
+			     const struct scan_control *sc);
+
+/* memcg_lru.c */
+void pol__memcg_lru_init(struct pol *pol);
+void pol__memcg_lru_online(struct pol *pol, int id);
+void pol__memcg_lru_young(struct pol *pol, int id);
+bool pol__memcg_lru_is_young(const struct pol *pol, int id);
+void pol__memcg_lru_shrink_many(struct pol *pol, struct scan_control *sc);
 
 /* balance.c */
 bool pol__inactive_is_low(const struct pol *pol, int group, int type, bool hier);

@@ -108,6 +108,8 @@ int pol_lru_gen_seq(const struct pol *pol, int group, const char *name,
 		*value = g->min_seq[0];
 	else if (!strcmp(name, "lru_gen.min_seq_file"))
 		*value = g->min_seq[1];
+	else if (!strcmp(name, "lru_gen.memcg_young"))
+		*value = pol__memcg_lru_is_young(pol, group);
 	else
 		return -ENOENT;
 	return 0;

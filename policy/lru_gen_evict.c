@@ -5,7 +5,8 @@
  * type and which tiers the PID controller protects, the sort of the
  * oldest generation, and the put-back of what reclaim did not free.
  *
- *   lru_gen_shrink_node()        root reclaim: each group, min/low first
+ *   lru_gen_shrink_node()        root reclaim: the memcg LRU's order
+ *                                (memcg_lru.c); limit reclaim: pre-order
  *     try_to_shrink_lruvec()     get_nr_to_scan(): age at priority < 12
  *       evict_folios()           isolate_folios() -> scan_folios()
  *                                  sort_folio(): promoted, protected by
@@ -374,8 +375,8 @@ uint64_t pol__lru_gen_evict(struct pol *pol, int group,
 
 /* should_abort_scan(): root reclaim stops at its goal; kswapd also once
  * the high mark (+ 64) is met. */
-static bool should_abort_scan(const struct pol *pol,
-			      const struct scan_control *sc)
+bool pol__lru_gen_should_abort(const struct pol *pol,
+			       const struct scan_control *sc)
 {
 	if (sc->limit)
 		return false;
@@ -428,6 +429,12 @@ void pol__lru_gen_age_node(struct pol *pol, struct scan_control *sc)
 	pol->kswapd_oom = true;
 }
 
+bool pol__lru_gen_is_sizable(const struct pol *pol, int group,
+			     const struct scan_control *sc)
+{
+	return is_sizable(pol, group, sc, pol__lru_gen_swappiness(pol, sc));
+}
+
 /* try_to_shrink_lruvec(): true if it aged (the group goes young). */
 bool pol__lru_gen_shrink_lruvec(struct pol *pol, int group,
 				struct scan_control *sc)
@@ -448,34 +455,78 @@ bool pol__lru_gen_shrink_lruvec(struct pol *pol, int group,
 		scanned += d;
 		if (scanned >= (uint64_t)nr)
 			break;
-		if (should_abort_scan(pol, sc))
+		if (pol__lru_gen_should_abort(pol, sc))
 			break;
 	}
 	return nr < 0;
 }
 
+/* fls64(): the highest bit set, counted from 1; 0 for 0. */
+static int fls64(uint64_t x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
 /*
- * lru_gen_shrink_node() for root reclaim, and the lruvec walk of limit
- * reclaim. The kernel's root reclaim goes through the memcg LRU (two
- * generations of groups in random bins, §5.3); here the groups are
- * walked in pre-order from the root, below memory.low skipped until a
- * retry, as limit reclaim walks them.
+ * set_initial_priority(): a root reclaim of 64 pages or more starts where
+ * (reclaimable >> priority) meets its goal, between 6 and 12.
+ */
+static void set_initial_priority(struct pol *pol, struct scan_control *sc)
+{
+	uint64_t reclaimable;
+	int priority;
+
+	if (sc->priority != DEF_PRIORITY || sc->nr_to_reclaim < MIN_LRU_BATCH)
+		return;
+	reclaimable = pol__lru_size(pol, POL_ROOT, POL_LRU_INACTIVE_FILE, true);
+	if (pol__can_reclaim_anon(pol, sc))
+		reclaimable += pol__lru_size(pol, POL_ROOT,
+					     POL_LRU_INACTIVE_ANON, true);
+	/* fls_long(reclaimable) - 1 - fls_long(nr_to_reclaim - 1) */
+	priority = fls64(reclaimable) - 1 - fls64(sc->nr_to_reclaim - 1);
+	if (priority < DEF_PRIORITY / 2)
+		priority = DEF_PRIORITY / 2;
+	if (priority > DEF_PRIORITY)
+		priority = DEF_PRIORITY;
+	sc->priority = priority;
+}
+
+/*
+ * lru_gen_shrink_node(): root reclaim goes through the memcg LRU
+ * (memcg_lru.c), with protection calculated for every group first, as
+ * kswapd's lru_gen_age_node() does; kswapd's goal counts from zero at
+ * each call. Limit reclaim walks its subtree in pre-order
+ * (shrink_node_memcgs() -> lru_gen_shrink_lruvec()), below memory.low
+ * skipped until the retry, and a group that aged goes young.
  */
 void pol__lru_gen_shrink_node(struct pol *pol, struct scan_control *sc)
 {
+	uint64_t reclaimed = sc->nr_reclaimed;
+
 	if (!sc->may_writepage || !sc->may_unmap)
 		return;		/* laptop_mode, boosted kswapd (§6) */
+	if (!sc->limit) {
+		for (int gr = POL_ROOT; gr >= 0; gr = pol__group_next(pol, gr, POL_ROOT))
+			pol__calculate_protection(pol, POL_ROOT, gr);
+		set_initial_priority(pol, sc);
+		if (sc->kswapd)
+			sc->nr_reclaimed = 0;
+		pol__memcg_lru_shrink_many(pol, sc);
+		if (sc->kswapd)
+			sc->nr_reclaimed += reclaimed;
+		pol__shadow_shrink(pol);
+		return;
+	}
 	for (int gr = sc->root; gr >= 0; gr = pol__group_next(pol, gr, sc->root)) {
 		pol__calculate_protection(pol, sc->root, gr);
+		if (pol__below(pol, sc->root, gr, false))
+			continue;
 		if (pol__below(pol, sc->root, gr, true) && !sc->memcg_low_reclaim) {
 			sc->memcg_low_skipped = true;
 			continue;
 		}
-		pol__lru_gen_shrink_lruvec(pol, gr, sc);
+		if (pol__lru_gen_shrink_lruvec(pol, gr, sc))
+			pol__memcg_lru_young(pol, gr);
 		pol__shrink_slab(pol, gr, sc);
-		if (should_abort_scan(pol, sc))
-			break;
 	}
-	if (sc->root == POL_ROOT && !sc->limit)
-		pol__shadow_shrink(pol);
 }

@@ -62,6 +62,8 @@ struct pol *pol_create(const struct pol_setup *s)
 	pol__lru_gen_init(pol, &root->lv);
 	pol__list_init(&root->inode_lru);
 	pol->nr_groups = 1;
+	pol__memcg_lru_init(pol);
+	pol__memcg_lru_online(pol, POL_ROOT);
 	return pol;
 }
 
@@ -210,6 +212,43 @@ static int check_groups(const struct pol *pol, const char **what)
 	return 0;
 }
 
+/* The memcg LRU: every group once, on the old or the young generation,
+ * the counts per generation true, the links both ways. */
+static int check_memcg_lru(const struct pol *pol, const char **what)
+{
+	const struct memcg_lru *m = &pol->memcg_lru;
+	unsigned int seen = 0;
+
+	for (unsigned int gen = 0; gen < MEMCG_NR_GENS; gen++) {
+		unsigned int nr = 0;
+
+		for (unsigned int bin = 0; bin < MEMCG_NR_BINS; bin++) {
+			int prev = -1;
+
+			for (int id = m->fifo[gen][bin].head; id >= 0;
+			     id = pol__grp(pol, id)->mlru_next) {
+				const struct group *g = pol__grp(pol, id);
+
+				if (g->mlru_prev != prev || g->mlru_gen != gen ||
+				    g->mlru_bin != bin || ++nr > pol->nr_groups)
+					FAIL("memcg LRU links are broken");
+				prev = id;
+			}
+			if (m->fifo[gen][bin].tail != prev)
+				FAIL("memcg LRU tail is wrong");
+		}
+		if (nr != m->nr_memcgs[gen])
+			FAIL("memcg LRU count does not match");
+		if (nr && gen != m->seq % MEMCG_NR_GENS &&
+		    gen != (m->seq + 1) % MEMCG_NR_GENS)
+			FAIL("a group is on a stale memcg generation");
+		seen += nr;
+	}
+	if (seen != pol->nr_groups)
+		FAIL("memcg LRU does not hold every group once");
+	return 0;
+}
+
 static int check_inodes(const struct pol *pol, const char **what)
 {
 	uint64_t live = 0;
@@ -253,7 +292,7 @@ int pol_check(const struct pol *pol, const char **what)
 	if (pol->free_list.nr + pol->nr_allocated != pol->nr_pages)
 		FAIL("free and allocated pages do not add up");
 	if (check_pages(pol, what) || check_groups(pol, what) ||
-	    check_inodes(pol, what))
+	    check_memcg_lru(pol, what) || check_inodes(pol, what))
 		return -1;
 	return 0;
 }

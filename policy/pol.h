@@ -395,6 +395,11 @@ uint64_t pol_group_reclaim(struct pol *pol, int group, uint64_t nr);
  * the priority loop: for tests and hand-written traces. */
 uint64_t pol_shrink_list(struct pol *pol, int group, enum pol_lru lru,
 			 uint64_t nr);
+/* MGLRU: one shrink_one() of @group at @priority (0-12), as a root direct
+ * reclaim meets it on the memcg LRU, and the group's move there made.
+ * Return pages reclaimed (0 under the classic policy). For tests and
+ * hand-written traces. */
+uint64_t pol_lru_gen_shrink_one(struct pol *pol, int group, int priority);
 
 /* ---- introspection ----------------------------------------------------- */
 
@@ -459,7 +464,9 @@ bool pol_page_gen(const struct pol *pol, uint32_t i, unsigned int *age,
 size_t pol_lru_gen_show(const struct pol *pol, bool full, char *buf,
 			size_t len);
 /* A group's (< 0: the root's) generation numbers, as lru_gen shows them:
- * @name "lru_gen.max_seq", "lru_gen.min_seq_anon" or "lru_gen.min_seq_file".
+ * @name "lru_gen.max_seq", "lru_gen.min_seq_anon" or "lru_gen.min_seq_file";
+ * or "lru_gen.memcg_young": 1 if the group is on the young generation of
+ * the memcg LRU (root reclaim meets it after the old one), else 0.
  * 0, or -ENOENT for another name or group. */
 int pol_lru_gen_seq(const struct pol *pol, int group, const char *name,
 		    uint64_t *value);

@@ -117,7 +117,7 @@ static bool trace_sane(const struct trace *t, char *why, size_t len)
 		case EV_MADVISE:
 			ok = r && (uint64_t)e->off + e->len <= r->npages &&
 			     e->len && (e->op == EV_UNMAP ||
-					e->aux <= ADV_NORMAL);
+					e->aux <= ADV_RANDOM);
 			break;
 		case EV_CLONE:
 			ok = r && r->clone_of == e->off;
@@ -152,7 +152,7 @@ static bool trace_sane(const struct trace *t, char *why, size_t len)
 			}
 			break;
 		case EV_RECLAIM:
-			ok = e->aux <= RC_INODES && (e->obj == T_NONE ||
+			ok = e->aux <= RC_LRUVEC && (e->obj == T_NONE ||
 						     e->obj < t->nr_groups) &&
 			     (e->aux != RC_LIST || e->off < 4);
 			break;

@@ -583,6 +583,7 @@ static void do_madvise(struct sim *s, const struct ev *e)
 		unmap_region(s, e->obj, e->off, e->len, false);
 		return;
 	case ADV_SEQUENTIAL:
+	case ADV_RANDOM:	/* both: no recency (vma_has_recency()) */
 		R->flags |= R_SEQ;
 		return;
 	case ADV_NORMAL:
@@ -673,6 +674,9 @@ static int do_reclaim(struct sim *s, const struct ev *e)
 		break;
 	case RC_INODES:
 		pol_inode_shrink(s->pol, group, (int)e->len);
+		break;
+	case RC_LRUVEC:
+		pol_lru_gen_shrink_one(s->pol, group, (int)e->len);
 		break;
 	}
 	return 0;

@@ -208,7 +208,7 @@ static int cmd_madvise(struct cmd *c)
 {
 	static const char *const names[] = {
 		"dontneed", "remove", "cold", "pageout", "free", "mlock",
-		"munlock", "sequential", "normal",
+		"munlock", "sequential", "normal", "random",
 	};
 	uint64_t s, e;
 	int64_t pid;
@@ -220,7 +220,7 @@ static int cmd_madvise(struct cmd *c)
 		if (!strcmp(c->argv[4], names[i]))
 			return tb_madvise(c->b, pid, s, e, (enum t_advice)i);
 	return bad(c, "expected dontneed, remove, cold, pageout, free, mlock, "
-		   "munlock, sequential or normal");
+		   "munlock, sequential, normal or random");
 }
 
 /* r|w PID ADDR [LEN] */
@@ -421,7 +421,7 @@ static uint32_t group_or_root(struct cmd *c, const char *name, int *err)
 }
 
 /* reclaim kswapd | direct | group G [PAGES] | list G LRU PAGES |
- * inodes G [PRIORITY] */
+ * inodes G [PRIORITY] | lruvec G PRIORITY */
 static int cmd_reclaim(struct cmd *c)
 {
 	static const char *const lrus[] = { "inactive_anon", "active_anon",
@@ -435,8 +435,8 @@ static int cmd_reclaim(struct cmd *c)
 		return tb_reclaim(c->b, kind[0] == 'k' ? RC_KSWAPD : RC_DIRECT,
 				  T_NONE, 0, 0);
 	if (c->argc < 3)
-		return bad(c, "expected kswapd, direct, group G, list G LRU N "
-			   "or inodes G");
+		return bad(c, "expected kswapd, direct, group G, list G LRU N, "
+			   "inodes G or lruvec G PRIORITY");
 	group = group_or_root(c, c->argv[2], &err);
 	if (err)
 		return -1;
@@ -455,9 +455,16 @@ static int cmd_reclaim(struct cmd *c)
 			return bad(c, "priority is 0..12");
 		return tb_reclaim(c->b, RC_INODES, group, 0, (uint32_t)nr);
 	}
+	if (!strcmp(kind, "lruvec")) {
+		if (c->argc != 4 || arg_u64(c, 3, "priority", &nr))
+			return c->argc != 4 ? bad(c, "expected lruvec G PRIORITY") : -1;
+		if (nr > 12)
+			return bad(c, "priority is 0..12");
+		return tb_reclaim(c->b, RC_LRUVEC, group, 0, (uint32_t)nr);
+	}
 	if (strcmp(kind, "list") || c->argc != 5)
-		return bad(c, "expected kswapd, direct, group G, list G LRU N "
-			   "or inodes G");
+		return bad(c, "expected kswapd, direct, group G, list G LRU N, "
+			   "inodes G or lruvec G PRIORITY");
 	for (lru = 0; lru < 4; lru++)
 		if (!strcmp(c->argv[3], lrus[lru]))
 			break;

@@ -57,10 +57,11 @@ _Static_assert(sizeof(struct ev) == 16, "events are 16 bytes");
 
 enum t_advice {
 	ADV_DONTNEED, ADV_REMOVE, ADV_COLD, ADV_PAGEOUT, ADV_FREE,
-	ADV_MLOCK, ADV_MUNLOCK, ADV_SEQUENTIAL, ADV_NORMAL,
+	ADV_MLOCK, ADV_MUNLOCK, ADV_SEQUENTIAL, ADV_NORMAL, ADV_RANDOM,
 };
 
-enum t_reclaim { RC_KSWAPD, RC_DIRECT, RC_GROUP, RC_LIST, RC_INODES };
+enum t_reclaim { RC_KSWAPD, RC_DIRECT, RC_GROUP, RC_LIST, RC_INODES,
+		 RC_LRUVEC };
 
 enum { R_FILE = 1, R_SHARED = 2, R_EXEC = 4, R_SEQ = 8, R_LOCKED = 16 };
 
