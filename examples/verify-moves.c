@@ -136,3 +136,55 @@ void t_mapbusy(void)
 	free(bufs);
 	result("mapbusy", n);
 }
+
+/*
+ * advise: a thread gives random ranges of the buffer MADV_SEQUENTIAL,
+ * MADV_RANDOM and MADV_NORMAL (the pager cuts its regions at their ends,
+ * as the kernel splits the VMAs) while the main one writes and checks
+ * every page, generation after generation.
+ */
+static volatile int advise_stop;
+
+struct advise_arg {
+	char *buf;
+	size_t pages;
+};
+
+static void *advise_loop(void *arg)
+{
+	static const int advice[] = { MADV_SEQUENTIAL, MADV_RANDOM,
+				      MADV_NORMAL };
+	const struct advise_arg *a = arg;
+	uint64_t s = seed * 7919 + 1;
+
+	while (!advise_stop) {
+		size_t at = rnd(&s) % a->pages, len = 1 + rnd(&s) % 256;
+
+		if (at + len > a->pages)
+			len = a->pages - at;
+		madvise(a->buf + at * PAGE, len * PAGE, advice[rnd(&s) % 3]);
+	}
+	return NULL;
+}
+
+void t_advise(void)
+{
+	size_t pages = (mb << 20) / PAGE;
+	struct advise_arg a = { map(mb << 20), pages };
+	unsigned long n = 0;
+	pthread_t t;
+
+	fill(a.buf, 11, 0, pages, 1);
+	if (pthread_create(&t, NULL, advise_loop, &a)) {
+		perror("verify: advise");
+		exit(1);
+	}
+	for (uint64_t gen = 2; gen < 2 + passes; gen++) {
+		fill(a.buf, 11, 0, pages, gen);
+		n += check("advise", a.buf, 11, 0, pages, gen);
+	}
+	advise_stop = 1;
+	pthread_join(t, NULL);
+	n += check("advise", a.buf, 11, 0, pages, 1 + passes);
+	result("advise", n);
+}

@@ -59,6 +59,9 @@
  *   mapbusy   mappings made and filled while another thread's
  *             madvise(MADV_DONTNEED) events wait to be read: adopted
  *             (the test samples RssAnon), every word right
+ *   advise    --passes generations written and checked while another
+ *             thread gives random ranges MADV_SEQUENTIAL, _RANDOM and
+ *             _NORMAL
  *   ftrunc    a mapped file truncated inside a page: its tail zeros,
  *             SIGBUS on exactly the pages past it
  *   fraw      raw syscall(2) writes and stdio's own, to a mapped file
@@ -638,6 +641,7 @@ static const struct {
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
 	{ "fremap", t_fremap },
 	{ "fmoves", t_fmoves }, { "mapbusy", t_mapbusy },
+	{ "advise", t_advise },
 	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw }, { "fwb", t_fwb },
 	{ "fredirty", t_fredirty },
 	{ "fstress", t_fstress },
@@ -657,7 +661,7 @@ static int usage(const char *why)
 		"[--threads N] [--seed N] [--file PATH] [--compressible PCT] "
 		"TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
-		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves mapbusy "
+		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
 		"fredirty fstress all; foutside fstamp\n", why);

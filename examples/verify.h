@@ -70,6 +70,7 @@ void t_fredirty(void);
 /* verify-moves.c */
 void t_fmoves(void);
 void t_mapbusy(void);
+void t_advise(void);
 /* verify-stress.c */
 void t_fstress(void);
 

@@ -214,8 +214,14 @@ static void dontneed(const char *args)
 
 	if (hex(&args, &id))
 		return;
+	/* A page at a time: a VMA the program splits (mprotect, madvise)
+	 * while one call waits for its REMOVE event to be read would have
+	 * the kernel post a second REMOVE for the part past the split
+	 * (madvise_dontneed_free()), which the daemon would take for the
+	 * program's own drop. One page cannot be split. */
 	while (!hex(&args, &start) && !hex(&args, &len))
-		sys3(SYS_madvise, start, len, MADV_DONTNEED);
+		for (unsigned long long a = start; a < start + len; a += 4096)
+			sys3(SYS_madvise, a, 4096, MADV_DONTNEED);
 	put_str(ag.out, &n, sizeof(ag.out), "done ");
 	put_num(ag.out, &n, sizeof(ag.out), id, 16);
 	put_str(ag.out, &n, sizeof(ag.out), "\n");
