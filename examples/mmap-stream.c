@@ -4,10 +4,11 @@
  * situation of seed 001 (use-once mapped file pages).
  *
  *   mmap-stream [--chunk-mb N] [--hot FILE] [--exec FILE] [--touches N]
- *               STREAM
+ *               [--advice normal|sequential|random] STREAM
  *
  * STREAM is mapped and read in chunks (32 MiB by default), a word every
- * 64 bytes, each chunk unmapped after: every page is used once. After
+ * 64 bytes, each chunk unmapped after: every page is used once (each
+ * chunk given madvise(--advice) first, if asked). After
  * each chunk, the hot file (--hot, PROT_READ) and the executable one
  * (--exec, PROT_READ|PROT_EXEC) are read whole, --touches times (2): a
  * working set used again and again. At the end it prints, as
@@ -107,8 +108,10 @@ int main(int argc, char **argv)
 		{ "hot", required_argument, NULL, 'h' },
 		{ "exec", required_argument, NULL, 'x' },
 		{ "touches", required_argument, NULL, 't' },
+		{ "advice", required_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int advice = -1;
 	struct mapped hot = { 0 }, exe = { 0 };
 	const char *hot_path = NULL, *exec_path = NULL;
 	size_t chunk = 32UL << 20;
@@ -132,6 +135,13 @@ int main(int argc, char **argv)
 		case 't':
 			touches = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
+		case 'a':
+			advice = !strcmp(optarg, "normal") ? MADV_NORMAL :
+				 !strcmp(optarg, "sequential") ? MADV_SEQUENTIAL :
+				 !strcmp(optarg, "random") ? MADV_RANDOM : -2;
+			if (advice == -2)
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
@@ -152,6 +162,8 @@ int main(int argc, char **argv)
 
 		if (p == MAP_FAILED)
 			return fail("cannot map", argv[optind]);
+		if (advice >= 0 && madvise(p, len, advice))
+			return fail("cannot madvise", argv[optind]);
 		for (size_t o = 0; o + 8 <= len; o += 64)
 			sum = sum * 31 + *(volatile uint64_t *)(p + o);
 		munmap(p, len);
@@ -171,6 +183,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: mmap-stream [--chunk-mb N] [--hot FILE] "
-		"[--exec FILE] [--touches N] STREAM\n");
+		"[--exec FILE] [--touches N]\n"
+		"                   [--advice normal|sequential|random] STREAM\n");
 	return 2;
 }

@@ -4,7 +4,7 @@
 # are made in a directory of the test's own on the disk ($TMPDIR or
 # /var/tmp), where O_DIRECT works.
 set -u
-plan=18
+plan=21
 . "$top_srcdir/tests/daemon-lib.sh"
 STREAM="$top_builddir/examples/mmap-stream"
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-files.XXXXXX")
@@ -106,6 +106,40 @@ else
 	check "the executable mapping stays resident under the stream with on (${3}%)" \
 		"$(awk -v r="$3" 'BEGIN { exit !(r >= 90) }'; echo $?)"
 fi
+
+# ---- madvise: a mapping's recency and readahead ---------------------------------
+# The daemon hears MADV_SEQUENTIAL, _RANDOM and _NORMAL through the seccomp
+# listener. A mapping advised so has no recency (vma_has_recency()): with
+# use_once_mapped off, the stream advised sequential is activated no more
+# than with on (the executable's pages only).
+want=$("$STREAM" "$dir/stream" | awk '$1 == "checksum" { print $2 }')
+start_daemon 32M --set use_once_mapped=off
+a0=$(stat_of pgactivate)
+got=$(prun "$STREAM" --advice sequential --exec "$dir/exec" "$dir/stream" |
+      awk '$1 == "checksum" { print $2 }')
+a1=$(stat_of pgactivate)
+stop_daemon
+check "MADV_SEQUENTIAL on the stream, use_once_mapped off: $((a1 - a0)) activations (the executable's 1024), checksum $got as natively" \
+	"$([ $((a1 - a0)) -le 1200 ] && [ "$got" = "$want" ]; echo $?)"
+# Readahead (do_sync_mmap_readahead()): none for a random mapping, a
+# window from the fault on for a sequential one, each on a fresh daemon.
+head -c 32M "$dir/stream" >"$dir/s32"
+want=$("$STREAM" "$dir/s32" | awk '$1 == "checksum" { print $2 }')
+advised_run() {	# ADVICE: "file_ra pgmajfault checksum"
+	start_daemon 64M || return 1
+	r0=$(stat_of file_ra)
+	m0=$(stat_of pgmajfault)
+	sum=$(prun "$STREAM" --advice "$1" "$dir/s32" |
+	      awk '$1 == "checksum" { print $2 }')
+	echo "$(($(stat_of file_ra) - r0)) $(($(stat_of pgmajfault) - m0)) $sum"
+	stop_daemon
+}
+set -- $(advised_run random)
+check "MADV_RANDOM: no readahead (file_ra +${1:-?}), a major fault a page (+${2:-?} of 8192), checksum as natively" \
+	"$([ "${1:-1}" -eq 0 ] && [ "${2:-0}" -ge 8192 ] && [ "${3:-}" = "$want" ]; echo $?)"
+set -- $(advised_run sequential)
+check "MADV_SEQUENTIAL: read ahead (file_ra +${1:-?}), ${2:-?} major faults, checksum as natively" \
+	"$([ "${1:-0}" -ge 8000 ] && [ "${2:-99999}" -le 64 ] && [ "${3:-}" = "$want" ]; echo $?)"
 
 # ---- bad input: kernel-like errors, never a hang -------------------------------
 start_daemon 16M || skip_rest "the daemon did not start: $(tail -3 "$log")"

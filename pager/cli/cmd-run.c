@@ -112,8 +112,23 @@ static int add_write_rules(scmp_filter_ctx ctx)
 				0);
 }
 
+/* madvise(MADV_NORMAL, _RANDOM, _SEQUENTIAL): the mapping's recency, which
+ * the policy must know (vma_has_recency()); other advice is not asked. */
+static int add_advice_rules(scmp_filter_ctx ctx)
+{
+	static const int advice[] = { MADV_NORMAL, MADV_RANDOM,
+				      MADV_SEQUENTIAL };
+
+	for (size_t k = 0; k < sizeof(advice) / sizeof(advice[0]); k++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(madvise), 1,
+				     SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)advice[k])))
+			return -1;
+	return 0;
+}
+
 /* In the child: the filter that notifies anonymous private mmaps without
- * the shim's marker, and brk; its listener goes to the daemon. Never
+ * the shim's marker, brk and madvise's recency advice; its listener goes
+ * to the daemon. Never
  * SCMP_ACT_TRAP: the filter survives exec, a SIGSYS handler would not.
  * Everything is allocated before the filter is loaded: from then until
  * the daemon holds the listener, an mmap (a malloc) would wait for ever.
@@ -141,7 +156,7 @@ static int install_filter(const char *sock)
 				     PGR_MAP_MARKER | MAP_ANONYMOUS | MAP_TYPE,
 				     MAP_ANONYMOUS | MAP_PRIVATE)) ||
 	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(brk), 0) ||
-	    add_write_rules(ctx) || seccomp_load(ctx))
+	    add_advice_rules(ctx) || add_write_rules(ctx) || seccomp_load(ctx))
 		goto out;
 	err = -1;
 	lfd = seccomp_notify_fd(ctx);

@@ -104,10 +104,19 @@ static void be_young(void *ctx, uint32_t i, struct pol_refs *refs)
 		}
 		return;
 	}
+	refs->mapped = true;
+	/* 6.3+: a mapping advised sequential or random is left out of the
+	 * walk: its young bit does not count. Reclaim goes on to unmap the
+	 * page, which here is arming it: started now, so that the unmap
+	 * finds it armed (if it cannot be, the page is kept for now). */
+	if (!region_has_recency(&p->regions[p->pages[i].region])) {
+		if (pgr_arm(p, i))
+			refs->contended = true;
+		return;
+	}
 	/* Mapped since the last test: young. Arming (the clearing) costs
 	 * the program a fault at its next access, so it is left to the
 	 * library to ask for when it matters (be_young_clear()). */
-	refs->mapped = true;
 	refs->young = 1;
 	refs->kept = true;
 }

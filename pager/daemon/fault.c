@@ -260,7 +260,8 @@ static enum pgr_served first_touch(struct pgr *p, struct client *c,
 	}
 	r = &p->regions[rid];
 	for (uint32_t k = 0; k < n; k++) {
-		struct pol_add how = { .anon = true, .fault = true,
+		struct pol_add how = { .anon = true,
+				       .fault = region_has_recency(r),
 				       .inode = POL_NONE };
 
 		if (k >= (uint32_t)done) {
@@ -343,7 +344,8 @@ static int start_read(struct pgr *p, struct client *c, uint32_t rid,
 	uint32_t slot = sl_swap(p->regions[rid].slot[off]);
 	bool zswap = pgr_zswap_holds(p, slot);	/* an exclusive load */
 	bool keep = !write && !pgr_swap_half_full(p) && !zswap;
-	struct pol_add how = { .anon = true, .swapin = true, .fault = true,
+	struct pol_add how = { .anon = true, .swapin = true,
+			       .fault = region_has_recency(&p->regions[rid]),
 			       .swapcache = keep,
 			       .dirty = !keep, .inode = POL_NONE };
 	uint32_t buf = pgr_buf_get(p);
@@ -557,7 +559,8 @@ static enum pgr_served take_foreign(struct pgr *p, struct client *c,
 	struct uffdio_writeprotect u = {
 		.range = { r->start + (uint64_t)off * PGR_PAGE, PGR_PAGE },
 	};
-	struct pol_add how = { .anon = true, .dirty = true, .fault = true,
+	struct pol_add how = { .anon = true, .dirty = true,
+			       .fault = region_has_recency(r),
 			       .inode = POL_NONE };
 	enum pgr_served s;
 	uint32_t i;

@@ -97,7 +97,8 @@ static enum pgr_served cow(struct pgr *p, struct client *c, uint32_t rid,
 	struct region *r = &p->regions[rid];
 	struct finode *fi = F(p, r->inode);
 	uint64_t pg = r->pgoff + off, addr = region_addr(r, off);
-	struct pol_add how = { .anon = true, .dirty = true, .fault = true,
+	struct pol_add how = { .anon = true, .dirty = true,
+			       .fault = region_has_recency(r),
 			       .inode = POL_NONE };
 	enum pgr_served s;
 	uint32_t a;
@@ -235,10 +236,13 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 		/* PG_readahead: the stream goes on, read the next window,
 		 * from the end of what is cached, before it is needed
 		 * (do_async_mmap_readahead(); the kernel ramps the window
-		 * up to read_ahead_kb, we start there). */
+		 * up to read_ahead_kb, we start there). Not for a mapping
+		 * advised MADV_RANDOM. */
 		uint64_t ra = pgr_file_ra_pages(p, fi), from = pg + 1;
 
 		d->flags &= (uint16_t)~DP_RA_MARK;
+		if (r->rflags & R_RAND_READ)
+			ra = 0;
 		while (from < fi->map_pages && from < pg + 1 + 2 * ra &&
 		       fi->page[from] != PGR_NONE)
 			from++;
@@ -250,14 +254,18 @@ static enum pgr_served map_cached(struct pgr *p, struct client *c,
 
 /*
  * Read file pages [first, first + n) of @ino (not cached, descriptors
- * @pages) in one I/O. @c/@addr: the fault it serves, or NULL. The pages
- * join the LRU now (with their shadows: the refault test), READING.
+ * @pages) in one I/O, for a fault in region @rid. @c/@addr: the fault it
+ * serves, or NULL. The pages join the LRU now (with their shadows: the
+ * refault test), READING; in MGLRU's "fault" unless the region has no
+ * recency (lru_gen_in_fault()).
  */
-static int start_read(struct pgr *p, struct client *c, uint32_t ino,
+static int start_read(struct pgr *p, struct client *c, uint32_t rid,
 		      uint64_t first, uint32_t n, const uint32_t *pages,
 		      uint64_t addr, bool write, uint64_t fault_pg,
 		      uint64_t mark)
 {
+	uint32_t ino = p->regions[rid].inode;
+	bool in_fault = region_has_recency(&p->regions[rid]);
 	struct finode *fi = F(p, ino);
 	struct file_read *rec = pgr_xcalloc(1, sizeof(*rec));
 	uint64_t len = (uint64_t)n * PGR_PAGE;
@@ -285,7 +293,7 @@ static int start_read(struct pgr *p, struct client *c, uint32_t ino,
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = pages[k];
 		uint64_t pg = first + k;
-		struct pol_add how = { .inode = ino, .fault = true,
+		struct pol_add how = { .inode = ino, .fault = in_fault,
 				       .shadow = fi->shadow[pg] };
 		struct dpage *d = &p->pages[i];
 
@@ -347,7 +355,7 @@ static void read_ahead(struct pgr *p, struct client *c, uint32_t rid,
 			n++;
 			from++;
 		}
-		if (n && start_read(p, c, ino, first, n, pages, 0, false,
+		if (n && start_read(p, c, rid, first, n, pages, 0, false,
 				    UINT64_MAX, mark)) {
 			for (uint32_t k = 0; k < n; k++)
 				pol_page_free(p->pol, pages[k]);
@@ -360,7 +368,9 @@ static void read_ahead(struct pgr *p, struct client *c, uint32_t rid,
  * A page not in the cache: read it, and around it (do_sync_mmap_readahead:
  * read_ahead_kb centred on the fault, a quarter of it marked for the next
  * async window; nothing around once the mapping missed MMAP_LOTSAMISS
- * times more than it hit).
+ * times more than it hit). A mapping advised MADV_SEQUENTIAL reads
+ * read_ahead_kb from the fault on, misses or not; one advised MADV_RANDOM
+ * reads the page alone.
  */
 static enum pgr_served file_miss(struct pgr *p, struct client *c,
 				 uint32_t rid, uint32_t off, bool write)
@@ -380,11 +390,16 @@ static enum pgr_served file_miss(struct pgr *p, struct client *c,
 	if (ra > PGR_MAX_AROUND)
 		ra = PGR_MAX_AROUND;	/* the rest comes asynchronously */
 	end = (fi->size + PGR_PAGE - 1) / PGR_PAGE;
-	if (r->mmap_miss < MMAP_LOTSAMISS * 10)
+	if (r->rflags & R_RAND_READ)
+		ra = 1;
+	else if (!(r->rflags & R_SEQ_READ) && r->mmap_miss < MMAP_LOTSAMISS * 10)
 		r->mmap_miss++;
-	if (ra > 1 && r->mmap_miss <= MMAP_LOTSAMISS) {
-		/* The run of uncached pages around pg in [pg - ra/2, +ra). */
-		uint64_t lo = pg > ra / 2 ? pg - ra / 2 : 0, hi = lo + ra;
+	if (ra > 1 && ((r->rflags & R_SEQ_READ) ||
+		       r->mmap_miss <= MMAP_LOTSAMISS)) {
+		/* The run of uncached pages around pg in [pg - ra/2, +ra),
+		 * or from pg on for a sequential mapping. */
+		uint64_t lo = (r->rflags & R_SEQ_READ) ? pg :
+			      pg > ra / 2 ? pg - ra / 2 : 0, hi = lo + ra;
 
 		if (hi > end)
 			hi = end;
@@ -422,7 +437,7 @@ static enum pgr_served file_miss(struct pgr *p, struct client *c,
 			mark = last - ra / 4 > pg ? last - ra / 4 : UINT64_MAX;
 		}
 	}
-	if (start_read(p, c, ino, first, n, pages, region_addr(r, off), write,
+	if (start_read(p, c, rid, first, n, pages, region_addr(r, off), write,
 		       pg, mark)) {
 		for (uint32_t k = 0; k < n; k++)
 			pol_page_free(p->pol, pages[k]);

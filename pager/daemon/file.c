@@ -470,6 +470,7 @@ void pgr_file_zap(struct pgr *p, uint32_t rid, uint32_t off)
 	struct finode *fi = F(p, r->inode);
 
 	if (sl_tag(r->slot[off]) == SL_EMPTY && (r->slot[off] & SL_FMAPPED) &&
+	    !(r->slot[off] & SL_ARMING) && region_has_recency(r) &&
 	    pg < fi->map_pages && fi->page[pg] != PGR_NONE)
 		pol_mark_accessed(p->pol, fi->page[pg]);
 }
@@ -620,7 +621,10 @@ void pgr_file_young(struct pgr *p, uint32_t i, struct pol_refs *refs)
 		if (sl_tag(v) != SL_EMPTY || !(v & (SL_FMAPPED | SL_ARMING)))
 			continue;
 		refs->mapped = true;
-		if ((v & SL_FMAPPED) && !(v & SL_ARMING)) {
+		/* 6.3+: a mapping without recency is left out of the
+		 * walk (invalid_folio_referenced_vma()): not even cleared. */
+		if ((v & SL_FMAPPED) && !(v & SL_ARMING) &&
+		    region_has_recency(r)) {
 			refs->young++;
 			if (r->rflags & R_EXEC)
 				refs->vmflags |= POL_VM_EXEC;
@@ -645,7 +649,7 @@ void pgr_file_arm(struct pgr *p, uint32_t i)
 			continue;
 		v = r->slot[off];
 		if (v != (SL_EMPTY | SL_FMAPPED) || !c->conn ||
-		    !c->agent_ready)
+		    !c->agent_ready || !region_has_recency(r))
 			continue;
 		r->slot[off] |= SL_ARMING;
 		pgr_ask_file(c, region_addr(r, off));

@@ -9,7 +9,8 @@
  * The listener comes here. Each notification is answered CONTINUE at once
  * (the call runs as if nobody looked), and its process, if it is a client,
  * is flagged for a rescan of /proc/PID/maps shortly after, when the call
- * has completed. Calls from processes that are not clients (a freshly
+ * has completed. madvise's recency advice (MADV_NORMAL, _RANDOM,
+ * _SEQUENTIAL) is notified too, and taken by the regions it covers. Calls from processes that are not clients (a freshly
  * exec'd program's loader, a program without the shim) are just continued.
  *
  * The same filter notifies the write-family system calls that lack the
@@ -213,6 +214,24 @@ static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
 	pgr_demote_notif_put(w);
 }
 
+/*
+ * madvise(addr, len, MADV_NORMAL | _RANDOM | _SEQUENTIAL) of client @c
+ * (NULL: not one), answered CONTINUE already: its regions take the
+ * advice now, before the call has run. A call the kernel will refuse
+ * (EINVAL: addr not aligned) changes nothing here; a hole in the range (ENOMEM) does not stop the advice
+ * of the mappings around it, in the kernel as here.
+ */
+static void advise(struct pgr *p, struct client *c,
+		   const struct seccomp_notif *req)
+{
+	uint64_t start = req->data.args[0], len = req->data.args[1];
+	uint64_t end = (start + len + PGR_PAGE - 1) & ~(uint64_t)(PGR_PAGE - 1);
+
+	if (!c || !c->conn || (start & (PGR_PAGE - 1)) || end <= start)
+		return;
+	pgr_advise(p, c, start, end, (int)req->data.args[2]);
+}
+
 /* Take and answer one notification of @l: false if there was none (or
  * the listener is gone: then it is dropped). */
 static bool serve(struct pgr *p, struct listener *l)
@@ -227,7 +246,8 @@ static bool serve(struct pgr *p, struct listener *l)
 			drop(p, l);
 		return false;
 	}
-	if (req.data.nr != SYS_mmap && req.data.nr != SYS_brk) {
+	if (req.data.nr != SYS_mmap && req.data.nr != SYS_brk &&
+	    req.data.nr != SYS_madvise) {
 		written(p, l->fd, &req);
 		return true;
 	}
@@ -236,6 +256,10 @@ static bool serve(struct pgr *p, struct listener *l)
 	};
 	ioctl(l->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	c = pgr_client_find(p, tgid_of((pid_t)req.pid));
+	if (req.data.nr == SYS_madvise) {
+		advise(p, c, &req);
+		return true;
+	}
 	pgr_dbg("seccomp: syscall %d of %d (%s)", req.data.nr, (int)req.pid,
 		c ? "a client" : "not a client");
 	if (c && c->conn) {

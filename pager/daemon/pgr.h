@@ -163,11 +163,20 @@ enum {
 	R_SHARED = 1,		/* MAP_SHARED: writes go to the file */
 	R_WRITE = 2,		/* PROT_WRITE at mmap time */
 	R_EXEC = 4,		/* PROT_EXEC: VM_EXEC for the policy */
+	R_SEQ_READ = 8,		/* MADV_SEQUENTIAL (VM_SEQ_READ) */
+	R_RAND_READ = 16,	/* MADV_RANDOM (VM_RAND_READ) */
 };
 
 static inline bool region_is_file(const struct region *r)
 {
 	return r->inode != PGR_NONE;
+}
+
+/* vma_has_recency(): references through a mapping advised sequential
+ * or random do not count, and its faults are not "in fault" for MGLRU. */
+static inline bool region_has_recency(const struct region *r)
+{
+	return !(r->rflags & (R_SEQ_READ | R_RAND_READ));
 }
 
 /*

@@ -109,3 +109,15 @@ void pgr_rec_mmap(struct pgr *p, const struct client *c,
 		(r->rflags & R_EXEC) ? " exec" : "",
 		(r->rflags & R_SHARED) ? " shared" : "");
 }
+
+/* An advice taken by a region (R_SEQ_READ, R_RAND_READ, 0: normal). */
+void pgr_rec_madvise(struct pgr *p, const struct client *c, uint64_t addr,
+		     uint64_t len, uint8_t advice)
+{
+	if (!p->rec || c->pid <= 0)
+		return;
+	fprintf(p->rec, "madvise %d 0x%llx %llu %s\n", c->pid,
+		(unsigned long long)addr, (unsigned long long)len,
+		advice == R_SEQ_READ ? "sequential" :
+		advice == R_RAND_READ ? "random" : "normal");
+}

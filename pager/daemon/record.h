@@ -16,6 +16,8 @@ void pgr_rec(struct pgr *p, const char *fmt, ...)
 void pgr_rec_set(struct pgr *p, const char *key, const char *val);
 void pgr_rec_access(struct pgr *p, const struct client *c, uint64_t addr,
 		    uint64_t pages, bool write);
+void pgr_rec_madvise(struct pgr *p, const struct client *c, uint64_t addr,
+		     uint64_t len, uint8_t advice);
 void pgr_rec_mmap(struct pgr *p, const struct client *c,
 		  const struct region *r);
 

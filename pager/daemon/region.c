@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../lib/compat.h"
@@ -155,10 +156,10 @@ static uint32_t split(struct pgr *p, struct client *c, uint32_t id,
 	uint32_t cut = (uint32_t)((addr - lo_r->start) / PGR_PAGE);
 
 	memcpy(hi_r->slot, lo_r->slot + cut, region_pages(hi_r) * sizeof(uint64_t));
+	hi_r->rflags = lo_r->rflags;
 	if (region_is_file(lo_r)) {
 		hi_r->inode = lo_r->inode;
 		hi_r->pgoff = lo_r->pgoff + cut;
-		hi_r->rflags = lo_r->rflags;
 		pgr_file_add_mapper(p, hi);
 	}
 	for (uint32_t o = 0; o < region_pages(hi_r); o++) {
@@ -169,6 +170,38 @@ static uint32_t split(struct pgr *p, struct client *c, uint32_t id,
 	}
 	lo_r->end = addr;
 	return hi;
+}
+
+/*
+ * madvise(MADV_NORMAL, _RANDOM, _SEQUENTIAL) of [start, end), heard
+ * through the seccomp listener as the call starts: the regions there are
+ * cut at its ends, as the kernel splits the VMAs, and take its advice.
+ * Mappings not adopted yet keep none (they are seen on a later rescan).
+ */
+void pgr_advise(struct pgr *p, struct client *c, uint64_t start,
+		uint64_t end, int advice)
+{
+	uint8_t set = advice == MADV_SEQUENTIAL ? R_SEQ_READ :
+		      advice == MADV_RANDOM ? R_RAND_READ : 0;
+
+	for (size_t k = 0; k < c->nr_regions; k++) {
+		uint32_t id = c->regions[k];
+		struct region *r = &p->regions[id];
+
+		if (r->start >= end)
+			break;
+		if (r->end <= start)
+			continue;
+		if (r->start < start) {
+			split(p, c, id, start);
+			continue;	/* the part above is next */
+		}
+		if (r->end > end)
+			split(p, c, id, end);
+		r = &p->regions[id];
+		r->rflags = (uint8_t)((r->rflags & ~(R_SEQ_READ | R_RAND_READ)) | set);
+		pgr_rec_madvise(p, c, r->start, r->end - r->start, set);
+	}
 }
 
 /* ---- parked regions ----------------------------------------------------- */
@@ -706,14 +739,16 @@ void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 	old = from_parked ? parked_find(p, c, from, &oid) :
 			    pgr_region_find(p, c, from, &oid);
 
-	if (old && region_is_file(old)) {
+	if (old) {
 		struct region *n = &p->regions[nid];
 
 		old = &p->regions[oid];
-		n->inode = old->inode;
-		n->pgoff = old->pgoff + (from - old->start) / PGR_PAGE;
-		n->rflags = old->rflags;
-		pgr_file_add_mapper(p, nid);
+		n->rflags = old->rflags;	/* the VMA's flags move with it */
+		if (region_is_file(old)) {
+			n->inode = old->inode;
+			n->pgoff = old->pgoff + (from - old->start) / PGR_PAGE;
+			pgr_file_add_mapper(p, nid);
+		}
 	}
 	for (uint64_t a = 0; a < len; a += PGR_PAGE) {
 		uint32_t id;
@@ -824,10 +859,10 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 			}
 			n->slot[o] = v;
 		}
+		n->rflags = r->rflags;
 		if (region_is_file(r)) {
 			n->inode = r->inode;
 			n->pgoff = r->pgoff;
-			n->rflags = r->rflags;
 			pgr_file_add_mapper(p, nid);
 		}
 		/* The child's first write to a shared page should fault, to

@@ -26,6 +26,10 @@ int pgr_reserve(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
  * its reservations. */
 int pgr_adopt_maps(struct pgr *p, struct client *c);
 /* Forget [start, end) of @c's regions: pages freed, slots dropped. */
+/* madvise(@advice) of [start, end): MADV_NORMAL, _RANDOM, _SEQUENTIAL
+ * (others are ignored here). */
+void pgr_advise(struct pgr *p, struct client *c, uint64_t start,
+		uint64_t end, int advice);
 void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t end, bool unmapped);
 /* An UNMAP of [start, end): if parked regions are there, it is theirs
