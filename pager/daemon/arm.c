@@ -201,15 +201,15 @@ static size_t arm_batch(struct pgr *p, struct client *c, struct range *out)
 	return n;
 }
 
-/* One request: "dontneed ID START LEN [START LEN]..." (hex). */
-static void send_request(struct pgr *p, struct client *c,
+/* One request: "VERB ID START LEN [START LEN]..." (hex). */
+static void send_request(struct pgr *p, struct client *c, const char *verb,
 			 const struct range *rs, size_t nr)
 {
 	char line[4096];
 	uint64_t id = ++c->next_request;
 	size_t n;
 
-	n = (size_t)snprintf(line, sizeof(line), "dontneed %llx",
+	n = (size_t)snprintf(line, sizeof(line), "%s %llx", verb,
 			     (unsigned long long)id);
 	for (size_t r = 0; r < nr; r++) {
 		struct range a = rs[r];
@@ -238,16 +238,21 @@ void pgr_flush_asks(struct pgr *p)
 		out = pgr_xcalloc(c->nr_asked + c->nr_fasked, sizeof(*out));
 		n = arm_batch(p, c, out);
 		c->nr_asked = 0;
-		/* File pages: the memfd keeps them, nothing to copy. */
-		if (c->nr_fasked)
-			memcpy(out + n, c->fasked,
-			       c->nr_fasked * sizeof(*out));
-		n += c->nr_fasked;
-		c->nr_fasked = 0;
 		/* Up to 100 ranges a request, so a line stays short. A
-		 * broken connection ends the client. */
+		 * broken connection ends the client. Anon pages are dropped
+		 * a page a call ("dontneed"): a second REMOVE would lose
+		 * them (docs/daemon.md). */
 		for (size_t from = 0; from < n && c->used; from += 100)
-			send_request(p, c, out + from,
+			send_request(p, c, "dontneed", out + from,
+				     n - from < 100 ? n - from : 100);
+		/* File pages: the memfd keeps them, nothing to copy, and a
+		 * repeated REMOVE changes nothing (settle()): a range a
+		 * call ("dropf"). */
+		n = c->nr_fasked;
+		memcpy(out, c->fasked, n * sizeof(*out));
+		c->nr_fasked = 0;
+		for (size_t from = 0; from < n && c->used; from += 100)
+			send_request(p, c, "dropf", out + from,
 				     n - from < 100 ? n - from : 100);
 		free(out);
 	}

@@ -6,7 +6,9 @@
  * death.
  *
  *   agent -> daemon:  ready        (once, when it runs)
- *   daemon -> agent:  dontneed ID START LEN [START LEN]...   (hex)
+ *   daemon -> agent:  dontneed ID START LEN [START LEN]...   (hex, anon:
+ *                     a page a call); dropf ID START LEN... (file
+ *                     pages: a range a call)
  *   agent -> daemon:  done ID      (after every madvise returned)
  *   daemon -> agent:  demcow ID START LEN...; demote ID START LEN PROT
  *                     SHARED PGOFF, with a descriptor: a file mapping
@@ -207,21 +209,27 @@ static __attribute__((noreturn)) void fail_stop(void)
 
 /* ---- the requests ------------------------------------------------------ */
 
-static void dontneed(const char *args)
+/* "dontneed" (anon) drops a page a call: a VMA the program splits
+ * (mprotect, madvise) while one call waits for its REMOVE event to be
+ * read has the kernel post a second REMOVE for the part past the split
+ * (madvise_dontneed_free()), which the daemon would take for the
+ * program's own drop; one page cannot be split. "dropf" (file pages,
+ * which the memfd keeps whatever REMOVEs come) drops a range a call. */
+static void dontneed(const char *args, bool per_page)
 {
 	unsigned long long id, start, len;
 	size_t n = 0;
 
 	if (hex(&args, &id))
 		return;
-	/* A page at a time: a VMA the program splits (mprotect, madvise)
-	 * while one call waits for its REMOVE event to be read would have
-	 * the kernel post a second REMOVE for the part past the split
-	 * (madvise_dontneed_free()), which the daemon would take for the
-	 * program's own drop. One page cannot be split. */
-	while (!hex(&args, &start) && !hex(&args, &len))
+	while (!hex(&args, &start) && !hex(&args, &len)) {
+		if (!per_page) {
+			sys3(SYS_madvise, start, len, MADV_DONTNEED);
+			continue;
+		}
 		for (unsigned long long a = start; a < start + len; a += 4096)
 			sys3(SYS_madvise, a, 4096, MADV_DONTNEED);
+	}
 	put_str(ag.out, &n, sizeof(ag.out), "done ");
 	put_num(ag.out, &n, sizeof(ag.out), id, 16);
 	put_str(ag.out, &n, sizeof(ag.out), "\n");
@@ -381,7 +389,9 @@ static int take_fd(void)
 static void serve(const char *line)
 {
 	if (prefix(line, "dontneed "))
-		dontneed(line + 9);
+		dontneed(line + 9, true);
+	else if (prefix(line, "dropf "))
+		dontneed(line + 6, false);
 	else if (prefix(line, "demcow "))
 		demcow(line + 7);
 	else if (prefix(line, "demote "))
