@@ -249,7 +249,8 @@ void pgr_flush_asks(struct pgr *p)
 		 * repeated REMOVE changes nothing (settle()): a range a
 		 * call ("dropf"). */
 		n = c->nr_fasked;
-		memcpy(out, c->fasked, n * sizeof(*out));
+		if (n)
+			memcpy(out, c->fasked, n * sizeof(*out));
 		c->nr_fasked = 0;
 		for (size_t from = 0; from < n && c->used; from += 100)
 			send_request(p, c, "dropf", out + from,
