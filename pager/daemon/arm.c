@@ -226,6 +226,16 @@ static void send_request(struct pgr *p, struct client *c, const char *verb,
 		pgr_agent_done(p, c, id);	/* no agent: nothing happens */
 }
 
+/* Up to 100 ranges a request, so a line stays short. A broken connection
+ * ends the client. */
+static void send_requests(struct pgr *p, struct client *c, const char *verb,
+			  const struct range *rs, size_t n)
+{
+	for (size_t from = 0; from < n && c->used; from += 100)
+		send_request(p, c, verb, rs + from,
+			     n - from < 100 ? n - from : 100);
+}
+
 void pgr_flush_asks(struct pgr *p)
 {
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
@@ -238,23 +248,18 @@ void pgr_flush_asks(struct pgr *p)
 		out = pgr_xcalloc(c->nr_asked + c->nr_fasked, sizeof(*out));
 		n = arm_batch(p, c, out);
 		c->nr_asked = 0;
-		/* Up to 100 ranges a request, so a line stays short. A
-		 * broken connection ends the client. Anon pages are dropped
-		 * a page a call ("dontneed"): a second REMOVE would lose
-		 * them (docs/daemon.md). */
-		for (size_t from = 0; from < n && c->used; from += 100)
-			send_request(p, c, "dontneed", out + from,
-				     n - from < 100 ? n - from : 100);
+		/* Anon pages are dropped a page a call ("dontneed"): a
+		 * second REMOVE would lose them (docs/daemon.md). */
+		send_requests(p, c, "dontneed", out, n);
 		/* File pages: the memfd keeps them, nothing to copy, and a
 		 * repeated REMOVE changes nothing (settle()): a range a
-		 * call ("dropf"). */
+		 * call ("dropf"). Sent from a copy: a request settled at
+		 * once (no agent) may queue more. */
 		n = c->nr_fasked;
 		if (n)
 			memcpy(out, c->fasked, n * sizeof(*out));
 		c->nr_fasked = 0;
-		for (size_t from = 0; from < n && c->used; from += 100)
-			send_request(p, c, "dropf", out + from,
-				     n - from < 100 ? n - from : 100);
+		send_requests(p, c, "dropf", out, n);
 		free(out);
 	}
 }

@@ -10,7 +10,8 @@
  * (the call runs as if nobody looked), and its process, if it is a client,
  * is flagged for a rescan of /proc/PID/maps shortly after, when the call
  * has completed. madvise's recency advice (MADV_NORMAL, _RANDOM,
- * _SEQUENTIAL) is notified too, and taken by the regions it covers. Calls from processes that are not clients (a freshly
+ * _SEQUENTIAL) is notified too, and taken by the regions it covers.
+ * Calls from processes that are not clients (a freshly
  * exec'd program's loader, a program without the shim) are just continued.
  *
  * The same filter notifies the write-family system calls that lack the
@@ -218,8 +219,9 @@ static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
  * madvise(addr, len, MADV_NORMAL | _RANDOM | _SEQUENTIAL) of client @c
  * (NULL: not one), answered CONTINUE already: its regions take the
  * advice now, before the call has run. A call the kernel will refuse
- * (EINVAL: addr not aligned) changes nothing here; a hole in the range (ENOMEM) does not stop the advice
- * of the mappings around it, in the kernel as here.
+ * (EINVAL: addr not aligned) changes nothing here; a hole in the range
+ * (ENOMEM) does not stop the advice of the mappings around it, in the
+ * kernel as here.
  */
 static void advise(struct pgr *p, struct client *c,
 		   const struct seccomp_notif *req)
