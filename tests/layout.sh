@@ -8,7 +8,10 @@
 # - in pager/daemon/, every file has a layer in its README's block, and
 #   includes only headers of its own layer or below, but for the
 #   back-edges listed there (each listed one must still exist);
-# - no source file over 900 lines.
+# - no source file over 900 lines;
+# - every file Makefile.am names is in the tree, and not hidden from git
+#   by .gitignore (bench-pressure.sh was, and a clean clone had no
+#   `make bench`).
 set -u
 top=$top_srcdir
 n=0
@@ -23,7 +26,7 @@ ok() {
 		fails=$((fails + 1))
 	fi
 }
-echo "1..6"
+echo "1..7"
 
 # 1. pager/ itself holds the parts, not their files.
 loose=$(cd "$top/pager" && ls -- *.c *.h 2>/dev/null)
@@ -137,3 +140,14 @@ ok "daemon calls go down its layers, but for the listed back-edges ($(printf '%s
 bad=$(cd "$top" && find pager policy tests examples -name '*.[ch]' \
       -exec wc -l {} + | awk '$2 != "total" && $1 > 900 { print $2 " (" $1 " lines)" }')
 ok "no source file over 900 lines" "$bad"
+
+# 7. What Makefile.am names, a clean clone has.
+bad=$(cd "$top" && grep -oE '(^|[[:space:]=])(tests|examples|pager|policy|docs)/[A-Za-z0-9_./-]+\.(sh|py|exp|c|h|md|trace|am|js)' \
+      Makefile.am | sed 's/^[[:space:]=]*//' | sort -u | while read -r f; do
+	if [ ! -e "$f" ]; then
+		echo "$f: named in Makefile.am, not in the tree"
+	elif [ -d .git ] && git check-ignore -q --no-index "$f" 2>/dev/null; then
+		echo "$f: named in Makefile.am, ignored by .gitignore"
+	fi
+done)
+ok "every file Makefile.am names is in the tree and not git-ignored" "$bad"
