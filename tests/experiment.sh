@@ -4,7 +4,7 @@
 # and plot data, a failing configuration marked failed while the others
 # run.
 set -u
-plan=45
+plan=47
 . "$top_srcdir/tests/daemon-lib.sh"
 
 bad() {	# NAME TEXT WANT: the file is refused, the message names the line
@@ -302,13 +302,20 @@ swaps0=$(grep -c / /proc/swaps)
 printf '%s\n' "mem       32M" "swap      256M" "workload  $usemem 64 2" \
 	"counters  pswpout pgmajfault pgfault_young oom_kill" \
 	"config    pager" "config    kernel native vm.swappiness=100" \
-	>"$tmp/native.exp"
+	"config    group memcg" >"$tmp/native.exp"
 out=$("$PAGER" experiment -o "$tmp/nat" "$tmp/native.exp" 2>&1)
 rc=$?
 ksw=$(echo "$out" | awk '$1 == "pswpout" { print $3 }')
 young=$(echo "$out" | awk '$1 == "pgfault_young" { print $3 }')
 check "a native configuration: 64 MB through 32M, the kernel swaps too (pswpout $ksw), a counter it has not is '-' ($young)" \
 	"$([ $rc = 0 ] && [ "${ksw:-0}" -gt 4096 ] && [ "$young" = - ]; echo $?)" "$out"
+# `memcg`: the pager with memory to spare, the workload in a group whose
+# memory.max is the budget, as the kernel's memory cgroup.
+gsw=$(awk -F, '$1 == "group" && $3 == "pswpout" { print $4 }' "$tmp/nat/results.csv")
+gbud=$(awk -F, '$1 == "group" && $3 == "budget_pages" { print $4 }' "$tmp/nat/results.csv")
+check "a memcg configuration: the daemon's budget 32M + 256M ($gbud pages), the group's 32M swaps (pswpout $gsw)" \
+	"$([ "$gbud" = 73728 ] && [ "${gsw:-0}" -gt 4096 ]; echo $?)" \
+	"$(grep '^group' "$tmp/nat/results.csv" | head -20)"
 check "and the machine is as it was: no cgroup of the run, its swap off, vm.swappiness back ($(cat /proc/sys/vm/swappiness))" \
 	"$(! ls -d /sys/fs/cgroup/pager-exp-* /sys/fs/cgroup/memory/pager-exp-* >/dev/null 2>&1 &&
 	   [ "$(grep -c / /proc/swaps)" = "$swaps0" ] &&
@@ -321,6 +328,9 @@ printf '%s\n' "mem       32M" "swap      none" "workload  $usemem 64 2" \
 out=$("$PAGER" experiment -o "$tmp/nsw" "$tmp/nswap.exp" 2>&1)
 check "without swap, both out of memory: the table says the kernel OOM-killed" \
 	"$(echo "$out" | grep -q 'OOM-killed by the kernel'; echo $?)" "$out"
+bad "a configuration both native and memcg" "mem 16M
+workload true
+config k native memcg" "3: config k: 'memcg' is not KEY=VALUE"
 bad "a native configuration with the pager's own setting" "mem 16M
 workload true
 config a

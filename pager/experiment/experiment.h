@@ -34,6 +34,8 @@ struct exp_config {
 	int line;			/* in the file */
 	bool native;			/* the kernel itself, in a memory
 					 * cgroup of the budget (native.c) */
+	bool memcg;			/* the pager, the workload in a group
+					 * whose memory.max is the budget */
 	char *sets[EXP_MAX_SETS];	/* KEY=VALUE */
 	int nr_sets;
 };

@@ -175,7 +175,8 @@ static int config(struct parse *ps, struct experiment *e, char *v)
 	if (e->nr_configs == EXP_MAX_CONFIGS)
 		return fail(ps, "config: at most %d", EXP_MAX_CONFIGS);
 	if (!name || !good_name(name) || strlen(name) >= sizeof(c->name))
-		return fail(ps, "config: expected NAME [native] [KEY=VALUE]...");
+		return fail(ps, "config: expected NAME [native | memcg] "
+			    "[KEY=VALUE]...");
 	for (int k = 0; k < e->nr_configs; k++)
 		if (!strcmp(e->configs[k].name, name))
 			return fail(ps, "config %s: named twice", name);
@@ -185,13 +186,19 @@ static int config(struct parse *ps, struct experiment *e, char *v)
 	c->line = ps->line;
 	e->nr_configs++;	/* counted now, so a failure frees its sets */
 	while ((kv = strtok(NULL, " \t"))) {
-		if (!strcmp(kv, "native") && !c->nr_sets && !c->native) {
+		if (!strcmp(kv, "native") && !c->nr_sets && !c->native &&
+		    !c->memcg) {
 			c->native = true;	/* the kernel, in a memcg */
+			continue;
+		}
+		if (!strcmp(kv, "memcg") && !c->nr_sets && !c->native &&
+		    !c->memcg) {
+			c->memcg = true;	/* the pager, in a group */
 			continue;
 		}
 		if (!strchr(kv, '=') || kv[0] == '=')
 			return fail(ps, "config %s: '%s' is not KEY=VALUE "
-				    "(or `native` first)", name, kv);
+				    "(or `native` or `memcg` first)", name, kv);
 		if (c->nr_sets == EXP_MAX_SETS)
 			return fail(ps, "config %s: at most %d settings", name,
 				    EXP_MAX_SETS);

@@ -96,6 +96,9 @@ static int mkdirs(const char *path)
 
 /* ---- one run ------------------------------------------------------------- */
 
+/* A `memcg` configuration's workload runs in this group of its daemon. */
+#define MEMCG_GROUP	"experiment"
+
 /* One setting as `pager daemon`'s options: swap=DEVICE is --swap DEVICE
  * (zram, zram:zstd: a configuration's swap device), any other --set. */
 static int set_argv(const char *kv, const char **argv)
@@ -110,10 +113,29 @@ static int set_argv(const char *kv, const char **argv)
 	return 2;
 }
 
+/*
+ * The daemon's budget for @c: the experiment's, or for a `memcg`
+ * configuration twice that (at least 256 MiB more), so that the group's
+ * memory.max and not the watermarks drives reclaim, as the kernel's
+ * memory cgroup does on a machine with memory to spare.
+ */
+static const char *daemon_mem(const struct experiment *e,
+			      const struct exp_config *c, char buf[32])
+{
+	uint64_t b;
+
+	if (!c || !c->memcg || pgr_parse_size(e->mem, &b))
+		return e->mem;
+	b = b * 2 > b + (256ull << 20) ? b * 2 : b + (256ull << 20);
+	snprintf(buf, 32, "%lluK", (unsigned long long)(b >> 10));
+	return buf;
+}
+
 /* `pager daemon` with the budget, swap and settings of @c (NULL: the
- * common ones only) in @argv; returns the count. Room for 12 more. */
+ * common ones only) in @argv; returns the count. Room for 12 more.
+ * @mem holds the budget's text while @argv is used. */
 static int daemon_argv(const struct exp_runner *x, const struct exp_config *c,
-		       const char **argv)
+		       const char **argv, char mem[32])
 {
 	const struct experiment *e = x->e;
 	int n = 0;
@@ -121,7 +143,7 @@ static int daemon_argv(const struct exp_runner *x, const struct exp_config *c,
 	argv[n++] = x->self;
 	argv[n++] = "daemon";
 	argv[n++] = "--mem";
-	argv[n++] = e->mem;
+	argv[n++] = daemon_mem(e, c, mem);
 	if (!strcmp(e->swap, "none")) {
 		argv[n++] = "--no-swap";
 	} else if (e->swap[0]) {
@@ -140,7 +162,8 @@ static pid_t spawn_daemon(const struct exp_runner *x, const struct exp_config *c
 			  const char *sock, const char *log)
 {
 	const char *argv[24 + 4 * EXP_MAX_SETS];
-	int n = daemon_argv(x, c, argv);
+	char mem[32];
+	int n = daemon_argv(x, c, argv, mem);
 	pid_t pid;
 
 	argv[n++] = "--socket";
@@ -171,7 +194,8 @@ static int check_daemon(const struct exp_runner *x, const struct exp_config *c,
 			char *why, size_t len)
 {
 	const char *argv[24 + 4 * EXP_MAX_SETS];
-	int n = daemon_argv(x, c, argv), pipefd[2], status = 0;
+	char mem[32];
+	int n = daemon_argv(x, c, argv, mem), pipefd[2], status = 0;
 	ssize_t got = 0, r;
 	pid_t pid;
 
@@ -311,10 +335,33 @@ static void stop_daemon(const char *sock, pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/* A `memcg` configuration's group: memory.max is the budget. 0, or -1
+ * with the run failed. */
+static int limit_group(const struct experiment *e, const char *sock,
+		       struct exp_run *run)
+{
+	char line[128];
+	uint64_t b;
+
+	if (pgr_parse_size(e->mem, &b))
+		b = 0;
+	snprintf(line, sizeof(line), "set memory.max@%s=%llu", MEMCG_GROUP,
+		 (unsigned long long)b);
+	if (!b || ask(sock, "group " MEMCG_GROUP, NULL, NULL) ||
+	    ask(sock, line, NULL, NULL)) {
+		run->failed = true;
+		snprintf(run->why, sizeof(run->why), "the daemon refused the "
+			 "group's memory.max (%s)", e->mem);
+		return -1;
+	}
+	return 0;
+}
+
 /* Run the workload under the daemon at @sock; its output goes to @outp
  * and through the figure matcher. */
 static void run_workload(const struct exp_runner *x, const char *sock,
-			 const struct exp_native *native, const char *config,
+			 const struct exp_native *native,
+			 const struct exp_config *cfg,
 			 const char *outp, const char *errp,
 			 struct exp_run *run)
 {
@@ -350,7 +397,7 @@ static void run_workload(const struct exp_runner *x, const char *sock,
 				x->disk.dir, strerror(errno));
 			_exit(125);
 		}
-		setenv("PAGER_CONFIG", config, 1);
+		setenv("PAGER_CONFIG", cfg->name, 1);
 		if (native) {
 			/* The kernel's: no daemon, no shim. */
 			if (exp_native_enter(native)) {
@@ -364,8 +411,13 @@ static void run_workload(const struct exp_runner *x, const char *sock,
 		/* The workload's scripts talk to the run's daemon (`pager
 		 * phase`, `set`, `stat`), with or without the shim. */
 		setenv("PAGER_SOCKET", sock, 1);
-		execl(x->self, x->self, "run", "--socket", sock, "--", "/bin/sh",
-		      "-c", e->workload, (char *)NULL);
+		if (cfg->memcg)
+			execl(x->self, x->self, "run", "--socket", sock,
+			      "--group", MEMCG_GROUP, "--", "/bin/sh", "-c",
+			      e->workload, (char *)NULL);
+		else
+			execl(x->self, x->self, "run", "--socket", sock, "--",
+			      "/bin/sh", "-c", e->workload, (char *)NULL);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -434,7 +486,7 @@ static void run_native(const struct exp_runner *x, int c, int r,
 		return;
 	}
 	t0 = now();
-	run_workload(x, NULL, &n, cfg->name, outp, errp, run);
+	run_workload(x, NULL, &n, cfg, outp, errp, run);
 	exp_run_add(run, "elapsed_s", now() - t0);
 	exp_native_stats(&n, run);
 	if (run->failed && exp_native_oom_killed(&n)) {
@@ -472,8 +524,13 @@ static void run_one(const struct exp_runner *x, int c, int r, struct exp_run *ru
 		}
 		return;
 	}
+	if (cfg->memcg && limit_group(x->e, sock, run)) {
+		stop_daemon(sock, d);
+		unlink(sock);
+		return;
+	}
 	t0 = now();	/* the workload's time, as a native run's */
-	run_workload(x, sock, NULL, cfg->name, outp, errp, run);
+	run_workload(x, sock, NULL, cfg, outp, errp, run);
 	exp_run_add(run, "elapsed_s", now() - t0);
 	if (ask(sock, "stat", stat_line, run) && !run->failed) {
 		run->failed = true;
