@@ -146,7 +146,7 @@ bad=$(cd "$top" && grep -oE '(^|[[:space:]=])(tests|examples|pager|policy|docs)/
       Makefile.am | sed 's/^[[:space:]=]*//' | sort -u | while read -r f; do
 	if [ ! -e "$f" ]; then
 		echo "$f: named in Makefile.am, not in the tree"
-	elif [ -d .git ] && git check-ignore -q --no-index "$f" 2>/dev/null; then
+	elif [ -e .git ] && git check-ignore -q --no-index "$f" 2>/dev/null; then
 		echo "$f: named in Makefile.am, ignored by .gitignore"
 	fi
 done)

@@ -186,14 +186,12 @@ static int config(struct parse *ps, struct experiment *e, char *v)
 	c->line = ps->line;
 	e->nr_configs++;	/* counted now, so a failure frees its sets */
 	while ((kv = strtok(NULL, " \t"))) {
-		if (!strcmp(kv, "native") && !c->nr_sets && !c->native &&
-		    !c->memcg) {
-			c->native = true;	/* the kernel, in a memcg */
-			continue;
-		}
-		if (!strcmp(kv, "memcg") && !c->nr_sets && !c->native &&
-		    !c->memcg) {
-			c->memcg = true;	/* the pager, in a group */
+		/* One of these words, first: the kernel in a memory cgroup,
+		 * or the pager reclaiming as one (a group of the budget). */
+		if ((!strcmp(kv, "native") || !strcmp(kv, "memcg")) &&
+		    !c->nr_sets && !c->native && !c->memcg) {
+			c->native = !strcmp(kv, "native");
+			c->memcg = !c->native;
 			continue;
 		}
 		if (!strchr(kv, '=') || kv[0] == '=')

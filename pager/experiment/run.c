@@ -341,12 +341,11 @@ static int limit_group(const struct experiment *e, const char *sock,
 		       struct exp_run *run)
 {
 	char line[128];
-	uint64_t b;
+	uint64_t b = 0;
 
-	if (pgr_parse_size(e->mem, &b))
-		b = 0;
-	snprintf(line, sizeof(line), "set memory.max@%s=%llu", MEMCG_GROUP,
-		 (unsigned long long)b);
+	if (!pgr_parse_size(e->mem, &b))
+		snprintf(line, sizeof(line), "set memory.max@%s=%llu",
+			 MEMCG_GROUP, (unsigned long long)b);
 	if (!b || ask(sock, "group " MEMCG_GROUP, NULL, NULL) ||
 	    ask(sock, line, NULL, NULL)) {
 		run->failed = true;
@@ -411,13 +410,25 @@ static void run_workload(const struct exp_runner *x, const char *sock,
 		/* The workload's scripts talk to the run's daemon (`pager
 		 * phase`, `set`, `stat`), with or without the shim. */
 		setenv("PAGER_SOCKET", sock, 1);
-		if (cfg->memcg)
-			execl(x->self, x->self, "run", "--socket", sock,
-			      "--group", MEMCG_GROUP, "--", "/bin/sh", "-c",
-			      e->workload, (char *)NULL);
-		else
-			execl(x->self, x->self, "run", "--socket", sock, "--",
-			      "/bin/sh", "-c", e->workload, (char *)NULL);
+		{
+			const char *argv[12];
+			int n = 0;
+
+			argv[n++] = x->self;
+			argv[n++] = "run";
+			argv[n++] = "--socket";
+			argv[n++] = sock;
+			if (cfg->memcg) {
+				argv[n++] = "--group";
+				argv[n++] = MEMCG_GROUP;
+			}
+			argv[n++] = "--";
+			argv[n++] = "/bin/sh";
+			argv[n++] = "-c";
+			argv[n++] = e->workload;
+			argv[n] = NULL;
+			execv(x->self, (char **)argv);
+		}
 		_exit(127);
 	}
 	close(pipefd[1]);
