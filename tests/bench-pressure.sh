@@ -174,13 +174,14 @@ only=${BENCH_ONLY:-$programs}
 status=0
 rows=
 for p in $only; do
-	missing=
-	for c in $(needs "$p"); do have "$c" || missing="$missing $c"; done
-	if [ -z "$(needs "$p")" ]; then
+	need=$(needs "$p")
+	if [ -z "$need" ]; then
 		echo "bench-pressure: unknown program '$p' (one of: $programs)" >&2
 		status=1
 		continue
 	fi
+	missing=
+	for c in $need; do have "$c" || missing="$missing $c"; done
 	if [ -n "$missing" ]; then
 		rows="$rows$p skipped (not installed:$missing)\n"
 		continue
@@ -190,7 +191,8 @@ for p in $only; do
 		status=1
 		continue
 	fi
-	printf '%s\n' "$cmd" >"$tmp/$p.cmd"
+	# Its own bash: pipefail does not cross into it by itself.
+	printf 'set -o pipefail\n%s\n' "$cmd" >"$tmp/$p.cmd"
 	for mem in "$(budget "$p")" "$ample"; do
 		kind=pressure
 		[ "$mem" = "$ample" ] && kind=ample
