@@ -6,7 +6,7 @@
 # below each load's size, so pages are evicted and refaulted in between;
 # every output is compared with a native run's. Root, as daemon.sh.
 set -u
-plan=26
+plan=27
 . "$top_srcdir/tests/daemon-lib.sh"
 PY=/usr/bin/python3
 LMDB="$top_srcdir/tests/lmdb-rounds.py"
@@ -23,6 +23,16 @@ for t in fwrite fread fgrow fremap fmoves ftrunc fraw fwb fredirty fstress; do
 	check "verify $t: 16 MiB in 8 MiB, every word as natively ($(echo "$native" | tail -1))" \
 		"$([ "$out" = "$native" ]; echo $?)" "$out"
 done
+# One process through several modes: its seccomp listener lives for all of
+# them. A listener's poll can say EPOLLERR while it lives (the kernel's
+# seccomp_notify_poll() with the daemon's io_uring task work pending); the
+# daemon once dropped it then, and the rest of the run's notified writes
+# failed with ENOSYS (fraw read stale words; 3 runs of 4, with the agent's
+# moves).
+out=$(prun "$VERIFY" --mb 32 --passes 2 --file "$dir/seq" \
+	fremap fmoves mapbusy advise ftrunc fraw 2>&1)
+check "verify fremap fmoves mapbusy advise ftrunc fraw in one process, 32 MiB in 8 MiB: every word right (pager_notify_epollerr $(stat_of pager_notify_epollerr))" \
+	$? "$(echo "$out" | tail -5)"
 # Two writers from evicted memory at once: a client's write(2) holds the
 # file's lock while its source faults; a write-back waiting for that lock
 # must not keep memory from the fault (it hung 1 round in 3).

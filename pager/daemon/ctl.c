@@ -521,6 +521,8 @@ static void cmd_stat(struct req *r)
 		      (unsigned long long)p->clients_joined);
 		reply(r, "pager_cpu_us %llu", (unsigned long long)
 		      (pgr_cpu_time() * 1e6));
+		reply(r, "pager_notify_epollerr %llu",
+		      (unsigned long long)p->notify_epollerr);
 		pgr_psi_lines(p, reply_line, r);
 		reply(r, "ok");
 	} else if (r->argc == 2 && !strcmp(r->argv[1], "pressure")) {

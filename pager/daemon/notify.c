@@ -244,8 +244,12 @@ static bool serve(struct pgr *p, struct listener *l)
 
 	memset(&req, 0, sizeof(req));
 	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &req)) {
-		if (errno != EINTR && errno != ENOENT && errno != EAGAIN)
+		if (errno != EINTR && errno != ENOENT && errno != EAGAIN) {
+			pgr_warn_("a seccomp listener ended (%s): its "
+				  "processes' notified calls fail with ENOSYS "
+				  "from now on", strerror(errno));
 			drop(p, l);
+		}
 		return false;
 	}
 	if (req.data.nr != SYS_mmap && req.data.nr != SYS_brk &&
@@ -283,6 +287,19 @@ static void on_notify(uv_poll_t *h, int status, int events)
 	struct pgr *p = h->loop->data;
 	double until;
 
+	if (status < 0 && fcntl(l->fd, F_GETFD) >= 0) {
+		/* EPOLLERR, told as UV_EBADF, from a listener that lives:
+		 * seccomp_notify_poll() answers it when it cannot take the
+		 * filter's notify_lock with a signal pending here, and
+		 * io_uring's task work is one (TIF_NOTIFY_SIGNAL) while a
+		 * program's thread holds the lock to post a notification.
+		 * libuv stopped the handle; dropping the listener would fail
+		 * the program's notified calls with ENOSYS. Poll it again. */
+		p->notify_epollerr++;
+		uv_poll_start(&l->poll, UV_READABLE | UV_DISCONNECT,
+			      on_notify);
+		return;
+	}
 	if (status < 0 || (events & UV_DISCONNECT)) {
 		drop(p, l);
 		return;

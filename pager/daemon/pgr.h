@@ -354,6 +354,8 @@ struct pgr {
 	struct client *clients;
 	uint32_t nr_clients, cap_clients;
 	uint64_t clients_joined;	/* hellos, ever */
+	uint64_t notify_epollerr;	/* transient EPOLLERRs of seccomp
+					 * listeners (notify.c), ever */
 	struct pgr_psi psi;		/* memory.pressure (psi.c) */
 
 	/* phase marks (phase.h): the last is open, measured up to now */
