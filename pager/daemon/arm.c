@@ -10,18 +10,24 @@
  * The scan arms a present anon page by giving it a buffer and queueing it
  * (pgr_arm()); after the scan, pgr_flush_asks() write-protects each run,
  * copies it into the buffers (pgr_mem_read()) and sends the agent one
- * "dontneed" request. The agent answers "done" once its madvise returned,
- * which is after the kernel handed us the REMOVE event it caused; the
- * REMOVE events counted in between tell ours from a program's own
- * MADV_DONTNEED of the same page (pgr_agent_done()). A file page needs no
- * copy: the memfd keeps it (pgr_ask_file()).
+ * "dontneed" request. The agent moves the pages out (UFFDIO_MOVE into a
+ * scratch range of its own, which posts no REMOVE event) and answers
+ * "moved": a REMOVE seen meanwhile is the program's own MADV_DONTNEED.
+ * A page it could not move (shared with a fork child) it drops by
+ * madvise and names in a "fell" line first; so does an agent without
+ * moves ("done" for every page): its madvise returned after the kernel
+ * handed us the REMOVE event it caused, and the REMOVE events counted
+ * in between tell ours from the program's (settle()). A file page
+ * needs no copy: the memfd keeps it (pgr_ask_file()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "../lib/compat.h"
 #include "../lib/util.h"
@@ -223,7 +229,8 @@ static void send_request(struct pgr *p, struct client *c, const char *verb,
 		c->pending[c->nr_pending++] = a;
 	}
 	if (!c->conn || pgr_conn_send(c->conn, line))
-		pgr_agent_done(p, c, id);	/* no agent: nothing happens */
+		/* no agent: nothing happens */
+		pgr_agent_done(p, c, id, DROP_MADVISED);
 }
 
 /* Up to 100 ranges a request, so a line stays short. A broken connection
@@ -264,12 +271,34 @@ void pgr_flush_asks(struct pgr *p)
 	}
 }
 
-/* Settle one page of a finished request by the REMOVEs seen. */
+/* Is @addr of @c mapped? An armed page's missing fault waits for the
+ * daemon (PGR_PARKED), so one that left is still gone. */
+static bool present(struct client *c, uint64_t addr)
+{
+	char path[64];
+	uint64_t e = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (pread(fd, &e, sizeof(e), (off_t)(addr / PGR_PAGE * sizeof(e))) !=
+	    (ssize_t)sizeof(e))
+		e = 0;
+	close(fd);
+	return e >> 63;
+}
+
+/* Settle one page of a finished request by how it was dropped and the
+ * REMOVEs seen. */
 static void settle(struct pgr *p, struct client *c, struct region *r,
-		   uint32_t off)
+		   uint32_t off, enum agent_drop how)
 {
 	uint64_t *slot = &r->slot[off], s = *slot;
+	uint64_t addr = r->start + (uint64_t)off * PGR_PAGE;
 	uint32_t i = sl_page(s);
+	bool moved;
 
 	if (sl_tag(s) == SL_EMPTY && (s & SL_ARMING)) {
 		/* A file page: unmapped here if madvise happened. */
@@ -278,6 +307,22 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 	}
 	if (sl_tag(s) != SL_PAGE || !(s & SL_ARMING))
 		return;
+	s &= ~(uint64_t)SL_FELL;
+	/* Moved out: no REMOVE of the agent's, so one seen is the
+	 * program's own drop. After an mremap of the range the agent met
+	 * the old addresses: whether the page left, the page table says. */
+	moved = how != DROP_MADVISED && !(*slot & SL_FELL);
+	if (moved && !(s & (SL_RM1 | SL_RM2)) &&
+	    (how == DROP_UNKNOWN || c->pending_remapped) && present(c, addr))
+		moved = false;	/* still mapped: as a madvise undone */
+	if (moved)
+		p->arm_moved++;
+	else if (how != DROP_MADVISED)
+		p->arm_fell++;
+	if (moved && (s & (SL_RM1 | SL_RM2)))
+		s |= SL_RM2;	/* dropped by the program */
+	else if (moved)
+		s |= SL_RM1;	/* left by the agent's move */
 	if (s & SL_RM2) {
 		/* The program dropped it as well: it reads zeros now. */
 		*slot = SL_EMPTY;
@@ -289,8 +334,7 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 		/* madvise did not happen: the page is still mapped; a clean
 		 * one stays write-protected (its dirty bit). */
 		struct uffdio_writeprotect wp = {
-			.range = { r->start + (uint64_t)off * PGR_PAGE,
-				   PGR_PAGE },
+			.range = { addr, PGR_PAGE },
 		};
 
 		if (!pgr_page_clean_cached(p, i))
@@ -300,7 +344,24 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 	}
 }
 
-void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id)
+void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t start,
+		    uint64_t len)
+{
+	for (uint64_t a = start; a - start < len; a += PGR_PAGE) {
+		uint32_t rid;
+		struct region *r = pgr_region_find(p, c, a, &rid);
+		uint64_t *slot;
+
+		if (!r)
+			continue;
+		slot = &r->slot[(a - r->start) / PGR_PAGE];
+		if (sl_tag(*slot) == SL_PAGE && (*slot & SL_ARMING))
+			*slot |= SL_FELL;
+	}
+}
+
+void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id,
+		    enum agent_drop how)
 {
 	size_t k = 0;
 
@@ -318,10 +379,12 @@ void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id)
 
 			if (r)
 				settle(p, c, r, (uint32_t)((addr - r->start) /
-							   PGR_PAGE));
+							   PGR_PAGE), how);
 		}
 		pgr_wake(p, c, a.start, a.end);
 	}
+	if (!c->nr_pending)
+		c->pending_remapped = false;
 }
 
 int pgr_agent_send(struct client *c, const char *line, int fd)
@@ -361,6 +424,12 @@ void pgr_arm_moved(struct client *c, uint64_t from, uint64_t to, uint64_t len)
 {
 	move_ranges(&c->asked, &c->nr_asked, &c->cap_asked, from, to, len);
 	move_ranges(&c->fasked, &c->nr_fasked, &c->cap_fasked, from, to, len);
+	size_t n = c->nr_pending;
+
 	move_ranges(&c->pending, &c->nr_pending, &c->cap_pending, from, to,
 		    len);
+	for (size_t k = 0; k < n && !c->pending_remapped; k++)
+		if (c->pending[k].start >= to &&
+		    c->pending[k].start < to + len)
+			c->pending_remapped = true;
 }

@@ -20,7 +20,17 @@ int pgr_agent_send(struct client *c, const char *line, int fd);
  * there are found at their new addresses when the agent answers (its
  * madvise of the old range met nothing: they stay mapped). */
 void pgr_arm_moved(struct client *c, uint64_t from, uint64_t to, uint64_t len);
+/* How the agent's answer says it dropped a request's pages. */
+enum agent_drop {
+	DROP_MADVISED,	/* "done": MADV_DONTNEED (or nothing, no agent) */
+	DROP_MOVED,	/* "moved": UFFDIO_MOVE, but the "fell" pages */
+	DROP_UNKNOWN,	/* the agent is gone: the page tables tell */
+};
 /* The agent finished request @id: settle the pages it covered. */
-void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id);
+void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id,
+		    enum agent_drop how);
+/* "fell ID START LEN": pages the agent dropped by madvise, not moved. */
+void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t start,
+		    uint64_t len);
 
 #endif /* PGR_DAEMON_ARM_H */

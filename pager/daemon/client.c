@@ -210,7 +210,8 @@ void pgr_client_cut_off(struct pgr *p, struct client *c)
 	c->agent_ready = false;
 	c->cut_off = true;
 	while (c->nr_pending)
-		pgr_agent_done(p, c, c->pending[0].id);
+		pgr_agent_done(p, c, c->pending[0].id,
+			       c->agent_moves ? DROP_UNKNOWN : DROP_MADVISED);
 	pgr_info("the agent of process %d ended and the process runs on: "
 		 "its %llu pages stay resident until it execs or exits",
 		 c->pid, (unsigned long long)c->resident);

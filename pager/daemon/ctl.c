@@ -341,25 +341,40 @@ static void cmd_phase(struct req *r)
 	reply(r, "ok");
 }
 
-/* done ID: the agent dropped what request ID asked (no answer) */
-static void cmd_done(struct req *r)
+/* done ID | moved ID: the agent dropped what request ID asked, by
+ * madvise or by moves (no answer) */
+static void cmd_done(struct req *r, enum agent_drop how)
 {
 	struct client *c = pgr_conn_client(r->conn);
 	uint64_t id;
 
 	if (c && !arg_hex(r, 1, &id)) {
-		pgr_agent_done(r->p, c, id);
+		pgr_agent_done(r->p, c, id, how);
 		pgr_retry_deferred(r->p, NULL);
 	}
 }
 
-/* ready: the agent runs; the client's pages may be armed (no answer) */
+/* fell ID START LEN: pages of request ID the agent could not move and
+ * dropped by madvise (no answer) */
+static void cmd_fell(struct req *r)
+{
+	struct client *c = pgr_conn_client(r->conn);
+	uint64_t id, start, len;
+
+	if (c && !arg_hex(r, 1, &id) && !arg_hex(r, 2, &start) &&
+	    !arg_hex(r, 3, &len))
+		pgr_agent_fell(r->p, c, start, len);
+}
+
+/* ready [moves]: the agent runs, moving pages out or not; the client's
+ * pages may be armed (no answer) */
 static void cmd_ready(struct req *r)
 {
 	struct client *c = pgr_conn_client(r->conn);
 
 	if (c && c->conn == r->conn) {
 		c->agent_ready = true;
+		c->agent_moves = r->argc > 1 && !strcmp(r->argv[1], "moves");
 		pgr_retry_deferred(r->p, NULL);	/* reclaim can go on */
 	}
 }
@@ -523,6 +538,9 @@ static void cmd_stat(struct req *r)
 		      (pgr_cpu_time() * 1e6));
 		reply(r, "pager_notify_epollerr %llu",
 		      (unsigned long long)p->notify_epollerr);
+		reply(r, "pager_arm_moved %llu",
+		      (unsigned long long)p->arm_moved);
+		reply(r, "pager_arm_fell %llu", (unsigned long long)p->arm_fell);
 		pgr_psi_lines(p, reply_line, r);
 		reply(r, "ok");
 	} else if (r->argc == 2 && !strcmp(r->argv[1], "pressure")) {
@@ -790,7 +808,11 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 	else if (!strcmp(cmd, "phase"))
 		cmd_phase(&r);
 	else if (!strcmp(cmd, "done"))
-		cmd_done(&r);
+		cmd_done(&r, DROP_MADVISED);
+	else if (!strcmp(cmd, "moved"))
+		cmd_done(&r, DROP_MOVED);
+	else if (!strcmp(cmd, "fell"))
+		cmd_fell(&r);
 	else if (!strcmp(cmd, "ready"))
 		cmd_ready(&r);
 	else if (!strcmp(cmd, "notify"))

@@ -84,6 +84,8 @@ struct pgr_drain {
 #define SL_RM2		64		/* arming: two or more */
 #define SL_FMAPPED	128		/* file region, EMPTY tag: the file's
 					 * page is mapped here (its young bit) */
+#define SL_FELL		256		/* arming: the agent could not move it
+					 * and dropped it by madvise ("fell") */
 
 static inline unsigned int sl_tag(uint64_t s) { return s & 3; }
 static inline uint32_t sl_page(uint64_t s) { return (uint32_t)(s >> 32); }
@@ -267,6 +269,7 @@ struct client {
 	int group;		/* policy group */
 	struct conn *conn;	/* the agent's connection, or NULL */
 	bool agent_ready;	/* its agent runs: pages may be armed */
+	bool agent_moves;	/* it moves them out (UFFDIO_MOVE) */
 	pid_t agent;		/* the agent process (it shares the mm), 0 */
 	struct conn *life;	/* the program's own connection, or NULL */
 	double joined;		/* when (pgr_now()): an agent is awaited a
@@ -279,6 +282,8 @@ struct client {
 	size_t nr_fasked, cap_fasked;
 	struct range *pending;	/* sent, the agent's "done" not yet seen */
 	size_t nr_pending, cap_pending;
+	bool pending_remapped;	/* an mremap moved pending ranges: the
+				 * agent's answer names the old addresses */
 	uint64_t next_request;	/* id of the next request to the agent */
 	struct range vacated[PGR_VACATED];	/* old ranges of moves
 				 * (REMAP) whose UNMAP is still to come
@@ -356,6 +361,8 @@ struct pgr {
 	uint64_t clients_joined;	/* hellos, ever */
 	uint64_t notify_epollerr;	/* transient EPOLLERRs of seccomp
 					 * listeners (notify.c), ever */
+	uint64_t arm_moved;	/* armed pages the agents moved out */
+	uint64_t arm_fell;	/* ... could not move, and dropped */
 	struct pgr_psi psi;		/* memory.pressure (psi.c) */
 
 	/* phase marks (phase.h): the last is open, measured up to now */

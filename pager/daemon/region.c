@@ -797,14 +797,16 @@ static uint64_t fork_page(struct pgr *p, struct client *child, uint64_t addr,
 		child->swapped++;
 		return sl_of_swap(d->swap);
 	}
-	/* Being armed, and a REMOVE seen: the agent's DONTNEED may have
-	 * dropped it before the fork copied the page tables, so the child
-	 * gets the copy (EEXIST if the kernel gave it the page after all).
-	 * Were that REMOVE the program's own, the child would have read
-	 * zeros: the one case the REMOVE count cannot tell at fork time.
-	 * Two REMOVEs: dropped by both; the child faults in a zero page. */
+	/* Being armed: the agent's DONTNEED (a REMOVE seen) or its move
+	 * (no event) may have taken it before the fork copied the page
+	 * tables, so the child gets the copy (EEXIST if the kernel gave it
+	 * the page after all). Were that REMOVE the program's own, the
+	 * child would have read zeros: the one case the REMOVE count cannot
+	 * tell at fork time. Two REMOVEs: dropped by both; the child faults
+	 * in a zero page. */
 	if ((v & SL_ARMED) ||
-	    ((v & SL_ARMING) && (v & SL_RM1) && !(v & SL_RM2))) {
+	    ((v & SL_ARMING) && !(v & SL_RM2) &&
+	     ((v & SL_RM1) || !(d->flags & DP_COPYING)))) {
 		struct uffdio_copy cp = {
 			.dst = addr, .src = (uintptr_t)pgr_buf(p, d->buf),
 			.len = PGR_PAGE, .mode = UFFDIO_COPY_MODE_WP,

@@ -34,6 +34,21 @@
 #define UFFD_FEATURE_MOVE		(1 << 16)	/* 6.8 */
 #endif
 
+/* UFFDIO_MOVE (6.8): move present anon pages from one address of the
+ * caller's mm to another, registered with the userfaultfd asked. */
+#ifndef UFFDIO_MOVE
+struct uffdio_move {
+	__u64 dst;
+	__u64 src;
+	__u64 len;
+	__u64 mode;
+	__s64 move;	/* bytes moved, or -errno */
+};
+#define UFFDIO_MOVE_MODE_DONTWAKE		((__u64)1 << 0)
+#define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES	((__u64)1 << 1)
+#define UFFDIO_MOVE	_IOWR(UFFDIO, 0x05, struct uffdio_move)
+#endif
+
 /* UFFDIO_CONTINUE mapping the page write-protected (6.3). */
 #ifndef UFFDIO_CONTINUE_MODE_WP
 #define UFFDIO_CONTINUE_MODE_WP		((__u64)1 << 1)

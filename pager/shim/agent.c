@@ -5,11 +5,16 @@
  * another process's pages), and the program's guard against the daemon's
  * death.
  *
- *   agent -> daemon:  ready        (once, when it runs)
- *   daemon -> agent:  dontneed ID START LEN [START LEN]...   (hex, anon:
- *                     a page a call); dropf ID START LEN... (file
- *                     pages: a range a call)
- *   agent -> daemon:  done ID      (after every madvise returned)
+ *   agent -> daemon:  ready [moves]  (once, when it runs; "moves": it
+ *                     moves pages out with UFFDIO_MOVE)
+ *   daemon -> agent:  dontneed ID START LEN [START LEN]...   (hex, anon)
+ *                     dropf ID START LEN... (file pages: a range a call)
+ *   agent -> daemon:  moved ID     (dontneed: every page moved out,
+ *                     but those of the "fell" lines before it)
+ *                     fell ID START LEN  (pages it could not move,
+ *                     dropped by madvise a page a call)
+ *                     done ID      (dropf, or dontneed without a move
+ *                     userfaultfd: after every madvise returned)
  *   daemon -> agent:  demcow ID START LEN...; demote ID START LEN PROT
  *                     SHARED PGOFF, with a descriptor: a file mapping
  *                     handed back to the kernel (below)
@@ -54,9 +59,11 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,12 +98,15 @@ static struct {
 	int pidfd;		/* the program, to stop it */
 	int program;		/* its pid, for the message */
 	int pid;		/* the agent's own (the first clone says) */
+	int mvfd;		/* its own userfaultfd, for moves, or -1 */
+	size_t used;		/* bytes of the scratch holding pages */
 	volatile int bye;	/* the daemon said bye: its end is no death */
 	size_t len;		/* bytes in buf */
 	int nfds;
 	int fds[WIRE_MAX_FDS];	/* received with the lines, not yet taken */
 	char buf[AGENT_BUF + 1];
 	char out[128];
+	char reply[8192];	/* "fell" lines and "moved" */
 } ag;
 
 static char tcbs[3][TCB_SIZE] __attribute__((aligned(64)));
@@ -209,31 +219,102 @@ static __attribute__((noreturn)) void fail_stop(void)
 
 /* ---- the requests ------------------------------------------------------ */
 
-/* "dontneed" (anon) drops a page a call: a VMA the program splits
- * (mprotect, madvise) while one call waits for its REMOVE event to be
- * read has the kernel post a second REMOVE for the part past the split
- * (madvise_dontneed_free()), which the daemon would take for the
- * program's own drop; one page cannot be split. "dropf" (file pages,
- * which the memfd keeps whatever REMOVEs come) drops a range a call. */
-static void dontneed(const char *args, bool per_page)
+/*
+ * Anon pages ("dontneed") are moved into the agent's scratch
+ * (UFFDIO_MOVE on its own userfaultfd, move_uffd()): the page
+ * leaves the program's page table, its next access is a missing fault
+ * for the daemon, and no REMOVE event is posted, so the agent waits for
+ * no one. A page the kernel will not move (shared with a fork child,
+ * not present, a huge page it cannot split) and the rest of its range
+ * are dropped by MADV_DONTNEED instead, a page a call, and named in a
+ * "fell" line: a VMA the program splits (mprotect, madvise) while one
+ * call waits for its REMOVE event to be read has the kernel post a
+ * second REMOVE for the part past the split (madvise_dontneed_free()),
+ * which the daemon would take for the program's own drop; one page
+ * cannot be split. File pages ("dropf": the memfd keeps them whatever
+ * REMOVEs come) are dropped a range a call.
+ */
+static unsigned long long move_out(unsigned long long src,
+				   unsigned long long len)
+{
+	char *scratch = shim.stack + SHIM_STACK;
+	unsigned long long done = 0;
+
+	while (done < len) {
+		struct uffdio_move m = { 0 };
+		unsigned long long n = len - done;
+		long r;
+
+		if (ag.used == SHIM_SCRATCH) {
+			sys3(SYS_madvise, scratch, SHIM_SCRATCH,
+			     MADV_DONTNEED);
+			ag.used = 0;
+		}
+		if (n > SHIM_SCRATCH - ag.used)
+			n = SHIM_SCRATCH - ag.used;
+		m.dst = (uintptr_t)scratch + ag.used;
+		m.src = src + done;
+		m.len = n;
+		r = sys3(SYS_ioctl, ag.mvfd, UFFDIO_MOVE, &m);
+		if (m.move > 0) {
+			done += (unsigned long long)m.move;
+			ag.used += (size_t)m.move;
+		}
+		if (r < 0 && m.move <= 0)
+			break;	/* this page will not move */
+	}
+	return done;
+}
+
+static void reply_range(size_t *n, const char *verb, unsigned long long id,
+			unsigned long long start, unsigned long long len)
+{
+	if (*n > sizeof(ag.reply) - 128) {
+		send_all(ag.reply, *n);
+		*n = 0;
+	}
+	put_str(ag.reply, n, sizeof(ag.reply), verb);
+	put_num(ag.reply, n, sizeof(ag.reply), id, 16);
+	if (len) {
+		put_str(ag.reply, n, sizeof(ag.reply), " ");
+		put_num(ag.reply, n, sizeof(ag.reply), start, 16);
+		put_str(ag.reply, n, sizeof(ag.reply), " ");
+		put_num(ag.reply, n, sizeof(ag.reply), len, 16);
+	}
+	put_str(ag.reply, n, sizeof(ag.reply), "\n");
+}
+
+static void dontneed(const char *args, bool anon)
 {
 	unsigned long long id, start, len;
+	bool move = anon && ag.mvfd >= 0;
 	size_t n = 0;
 
 	if (hex(&args, &id))
 		return;
 	while (!hex(&args, &start) && !hex(&args, &len)) {
-		if (!per_page) {
+		unsigned long long a = start;
+
+		if (!anon) {
 			sys3(SYS_madvise, start, len, MADV_DONTNEED);
 			continue;
 		}
-		for (unsigned long long a = start; a < start + len; a += 4096)
+		if (move) {
+			a += move_out(start, len);
+			if (a < start + len)
+				reply_range(&n, "fell ", id, a,
+					    start + len - a);
+		}
+		for (; a < start + len; a += 4096)
 			sys3(SYS_madvise, a, 4096, MADV_DONTNEED);
 	}
-	put_str(ag.out, &n, sizeof(ag.out), "done ");
-	put_num(ag.out, &n, sizeof(ag.out), id, 16);
-	put_str(ag.out, &n, sizeof(ag.out), "\n");
-	send_all(ag.out, n);
+	if (ag.used) {	/* the moved pages, freed */
+		sys3(SYS_madvise, shim.stack + SHIM_STACK, ag.used,
+		     MADV_DONTNEED);
+		ag.used = 0;
+	}
+	reply_range(&n, move ? "moved " : "done ", id, 0, 0);
+	send_all(ag.reply, n);
 }
 
 /*
@@ -389,7 +470,7 @@ static int take_fd(void)
 static void serve(const char *line)
 {
 	if (prefix(line, "dontneed "))
-		dontneed(line + 9, true);
+		dontneed(line + 9, true);	/* anon */
 	else if (prefix(line, "dropf "))
 		dontneed(line + 6, false);
 	else if (prefix(line, "demcow "))
@@ -464,7 +545,10 @@ static int agent(void *arg)
 	/* Only now may the daemon arm our pages: until the agent runs, no
 	 * one would drop them, and a thread touching one would wait for
 	 * ever (the thread starting the agent, say). */
-	send_all("ready\n", 6);
+	if (ag.mvfd >= 0)
+		send_all("ready moves\n", 12);
+	else
+		send_all("ready\n", 6);
 	for (;;) {
 		long r = fill();
 		char *nl;
@@ -492,23 +576,63 @@ static int agent(void *arg)
 static int first(void *arg)
 {
 	char *stack = shim.stack + SHIM_STACK - FIRST_STACK - WATCH_STACK;
-	int lo = ag.fd < ag.pidfd ? ag.fd : ag.pidfd;
-	int hi = ag.fd < ag.pidfd ? ag.pidfd : ag.fd;
+	int keep[3] = { ag.fd, ag.pidfd, ag.mvfd }, lo = 0;
 	int pid;
 
 	(void)arg;
 	/* Named at once: for the moment it lives, `ps` and pgrep must not
 	 * take it for the program. */
 	sys5(SYS_prctl, PR_SET_NAME, "pager-agent", 0, 0, 0);
-	if (lo > 0)
-		sys3(SYS_close_range, 0, lo - 1, 0);
-	if (hi > lo + 1)
-		sys3(SYS_close_range, lo + 1, hi - 1, 0);
-	sys3(SYS_close_range, hi + 1, ~0U, 0);
+	for (int i = 1; i < 3; i++)	/* sorted, -1 first */
+		for (int k = i; k > 0 && keep[k] < keep[k - 1]; k--) {
+			int t = keep[k];
+
+			keep[k] = keep[k - 1];
+			keep[k - 1] = t;
+		}
+	for (int k = 0; k < 3; k++) {
+		if (keep[k] < 0)
+			continue;
+		if (keep[k] > lo)
+			sys3(SYS_close_range, lo, keep[k] - 1, 0);
+		lo = keep[k] + 1;
+	}
+	sys3(SYS_close_range, lo, ~0U, 0);
 	pid = clone(agent, stack, CLONE_VM | CLONE_SETTLS | SIGCHLD, NULL,
 		    NULL, tls_of(1), NULL);
 	ag.pid = pid;
 	return 0;
+}
+
+/*
+ * The agent's own userfaultfd: it moves the pages the daemon arms into
+ * its scratch (UFFDIO_MOVE), which posts no REMOVE event, where
+ * MADV_DONTNEED of each page waited for the daemon to read one. The
+ * scratch is emptied first (a fork child inherits its parent's
+ * leftovers, and a move needs an empty destination) and registered for
+ * missing faults, which never come: only moves touch it. Without
+ * UFFD_FEATURE_EVENT_REMOVE, so emptying it posts nothing either.
+ */
+static int move_uffd(void)
+{
+	char *scratch = shim.stack + SHIM_STACK;
+	struct uffdio_register reg = {
+		.range = { (uintptr_t)scratch, SHIM_SCRATCH },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int fd;
+
+	syscall(SYS_madvise, scratch, SHIM_SCRATCH, MADV_DONTNEED);
+	fd = shim_open_uffd(UFFD_FEATURE_MOVE);
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, UFFDIO_REGISTER, &reg)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return shim_fd_high(fd);
 }
 
 int shim_agent_start(void)
@@ -524,6 +648,8 @@ int shim_agent_start(void)
 	ag.fd = shim.agent_fd;
 	ag.program = getpid();
 	ag.pid = -1;
+	ag.mvfd = move_uffd();	/* -errno: madvise it is */
+	ag.used = 0;
 	ag.bye = 0;
 	ag.len = 0;
 	ag.nfds = 0;
@@ -539,6 +665,8 @@ int shim_agent_start(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* Ours no more: the agent has its own copies. */
 	close(ag.pidfd);
+	if (ag.mvfd >= 0)
+		close(ag.mvfd);
 	close(shim.agent_fd);
 	shim.agent_fd = -1;
 	errno = saved;

@@ -133,20 +133,18 @@ void *shim_mmap(size_t len)
 #define UFFD_FILE_FEATURES (UFFD_FEATURE_MINOR_SHMEM | \
 			    UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
 
-static int open_uffd(uint64_t features);
-
 /* The process's userfaultfd, with file pages if the kernel can. */
 static int new_uffd(void)
 {
-	int fd = open_uffd(UFFD_FEATURES | UFFD_FILE_FEATURES);
+	int fd = shim_open_uffd(UFFD_FEATURES | UFFD_FILE_FEATURES);
 
 	shim.files = fd >= 0;
 	if (fd < 0)
-		fd = open_uffd(UFFD_FEATURES);
+		fd = shim_open_uffd(UFFD_FEATURES);
 	return fd;
 }
 
-static int open_uffd(uint64_t features)
+int shim_open_uffd(uint64_t features)
 {
 	struct uffdio_api api = { .api = UFFD_API, .features = features };
 	int fd = pgr_uffd_open();
@@ -406,7 +404,7 @@ static void shim_start(void)
 		return;
 	}
 	shim.beacon = shim_mmap(4096);
-	shim.stack = shim_mmap(SHIM_STACK);
+	shim.stack = shim_mmap(SHIM_STACK + SHIM_SCRATCH);
 	fd = shim_connect();
 	if (fd < 0 || shim.beacon == MAP_FAILED || shim.stack == MAP_FAILED) {
 		char why[256];
@@ -427,7 +425,7 @@ static void shim_start(void)
 	if (!err)
 		err = call(fd, &hello_wire, NULL, 0, "exclude %lx %lx",
 			   (unsigned long)(uintptr_t)shim.stack,
-			   (unsigned long)SHIM_STACK);
+			   (unsigned long)(SHIM_STACK + SHIM_SCRATCH));
 	if (!err)
 		dl_iterate_phdr(exclude_agent_data, &err);
 	if (!err)

@@ -17,6 +17,8 @@
 #include "../lib/wire.h"
 
 #define SHIM_STACK	(256 * 1024)
+#define SHIM_SCRATCH	(1024 * 1024)	/* the agent's holding range, above
+					 * its stack in the same mapping */
 
 struct shim {
 	bool on;		/* connected to a daemon */
@@ -34,7 +36,8 @@ struct shim {
 	pthread_mutex_t sync_lock;
 	char *beacon;		/* a page kept empty: a fork child's first
 				 * fault on it tells the daemon its pid */
-	char *stack;		/* the agent's stack */
+	char *stack;		/* the agent's stack, then its scratch
+				 * (SHIM_SCRATCH): excluded, never adopted */
 	const volatile struct ftable *ft;	/* the daemon's table of
 						 * cached files, or NULL */
 	char socket[108];
@@ -90,6 +93,8 @@ bool shim_fd_is(int fd, unsigned long id);
 /* @fd moved out of the way of the program's own descriptors (it gets the
  * lowest free numbers): a high number, close-on-exec. */
 int shim_fd_high(int fd);
+/* A userfaultfd with @features (its UFFDIO_API done), or -errno. */
+int shim_open_uffd(uint64_t features);
 /* Raw mmap with the marker flag: not notified, not adopted if excluded. */
 void *shim_mmap(size_t len);
 /* Print "pager: MESSAGE" on stderr with write(2) alone. */
