@@ -21,13 +21,11 @@
  * needs no copy: the memfd keeps it (pgr_ask_file()).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include "../lib/compat.h"
 #include "../lib/util.h"
@@ -271,25 +269,6 @@ void pgr_flush_asks(struct pgr *p)
 	}
 }
 
-/* Is @addr of @c mapped? An armed page's missing fault waits for the
- * daemon (PGR_PARKED), so one that left is still gone. */
-static bool present(struct client *c, uint64_t addr)
-{
-	char path[64];
-	uint64_t e = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)c->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	if (pread(fd, &e, sizeof(e), (off_t)(addr / PGR_PAGE * sizeof(e))) !=
-	    (ssize_t)sizeof(e))
-		e = 0;
-	close(fd);
-	return e >> 63;
-}
-
 /* Settle one page of a finished request by how it was dropped and the
  * REMOVEs seen. */
 static void settle(struct pgr *p, struct client *c, struct region *r,
@@ -313,8 +292,12 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 	 * the old addresses: whether the page left, the page table says. */
 	moved = how != DROP_MADVISED && !(*slot & SL_FELL);
 	if (moved && !(s & (SL_RM1 | SL_RM2)) &&
-	    (how == DROP_UNKNOWN || c->pending_remapped) && present(c, addr))
-		moved = false;	/* still mapped: as a madvise undone */
+	    (how == DROP_UNKNOWN || c->pending_remapped) &&
+	    pgr_page_present(c, addr))
+		/* Still mapped, as a madvise undone. An armed page's missing
+		 * fault waits for the daemon (PGR_PARKED), so one that left
+		 * is still gone. */
+		moved = false;
 	if (moved)
 		p->arm_moved++;
 	else if (how != DROP_MADVISED)

@@ -67,7 +67,7 @@ struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd)
 		c->pid = pid;
 		c->uffd = uffd;
 		c->pidfd = -1;
-		c->maps_fd = c->mem_fd = -1;
+		c->maps_fd = c->mem_fd = c->pagemap_fd = -1;
 		c->group = POL_ROOT;
 		if (k >= p->nr_clients)
 			p->nr_clients = k + 1;

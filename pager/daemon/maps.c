@@ -10,11 +10,13 @@
  * way on a kernel without the ioctl.
  *
  * And a client's memory as the kernel has it: pgr_mem_read() reads it
- * through /proc/PID/mem.
+ * through /proc/PID/mem, pgr_page_present() its page table through
+ * /proc/PID/pagemap.
  *
- * Owns: each client's open /proc/PID/maps and /proc/PID/mem (maps_fd,
- * mem_fd; opened at first use, once its pid is known, and bound to that
- * process's memory: an exec makes a new client).
+ * Owns: each client's open /proc/PID/maps, /proc/PID/mem and
+ * /proc/PID/pagemap (maps_fd, mem_fd, pagemap_fd; opened at first use,
+ * once its pid is known, and bound to that process's memory: an exec
+ * makes a new client).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -153,11 +155,38 @@ ssize_t pgr_mem_read(struct client *c, uint64_t addr, const struct iovec *iov,
 	return got < 0 ? -errno : got;
 }
 
+int pgr_pagemap_fd(struct client *c)
+{
+	char path[64];
+
+	if (c->pagemap_fd >= 0)
+		return c->pagemap_fd;
+	if (c->pid <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
+	c->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	return c->pagemap_fd >= 0 ? c->pagemap_fd : -errno;
+}
+
+bool pgr_page_present(struct client *c, uint64_t addr)
+{
+	int fd = pgr_pagemap_fd(c);
+	uint64_t e = 0;
+
+	if (fd < 0 || pread(fd, &e, sizeof(e), (off_t)(addr / PGR_PAGE *
+						      sizeof(e))) !=
+	    (ssize_t)sizeof(e))
+		return false;
+	return e >> 63;
+}
+
 void pgr_proc_close(struct client *c)
 {
 	if (c->maps_fd >= 0)
 		close(c->maps_fd);
 	if (c->mem_fd >= 0)
 		close(c->mem_fd);
-	c->maps_fd = c->mem_fd = -1;
+	if (c->pagemap_fd >= 0)
+		close(c->pagemap_fd);
+	c->maps_fd = c->mem_fd = c->pagemap_fd = -1;
 }

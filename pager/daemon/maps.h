@@ -35,6 +35,11 @@ void pgr_vma_format(const struct pgr_vma *v, char *buf, size_t len);
 ssize_t pgr_mem_read(struct client *c, uint64_t addr, const struct iovec *iov,
 		     int n);
 /* @c is gone, or is another process now: let go of its /proc files. */
+/* @c's /proc/PID/pagemap, opened once (PAGEMAP_SCAN, page entries), or
+ * -errno. */
+int pgr_pagemap_fd(struct client *c);
+/* Is the page at @addr of @c in its page table? false if unreadable. */
+bool pgr_page_present(struct client *c, uint64_t addr);
 void pgr_proc_close(struct client *c);
 
 #endif /* PGR_DAEMON_MAPS_H */

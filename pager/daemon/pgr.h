@@ -266,6 +266,7 @@ struct client {
 	int pidfd;		/* -1 until known */
 	int maps_fd;		/* its /proc/PID/maps (maps.c), or -1 */
 	int mem_fd;		/* its /proc/PID/mem (maps.c), or -1 */
+	int pagemap_fd;		/* its /proc/PID/pagemap (maps.c), or -1 */
 	int group;		/* policy group */
 	struct conn *conn;	/* the agent's connection, or NULL */
 	bool agent_ready;	/* its agent runs: pages may be armed */

@@ -421,13 +421,10 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 		.category_mask = PAGE_IS_PRESENT,
 		.return_mask = PAGE_IS_PRESENT,
 	};
-	char path[64];
-	int fd, n, over;
+	int fd = pgr_pagemap_fd(c), n, over;
 
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	do {
 		n = ioctl(fd, PAGEMAP_SCAN, &arg);
 		if (n < 0) {
@@ -468,7 +465,6 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 		}
 		arg.start = arg.walk_end;
 	} while (arg.walk_end < r->end && n >= 0 && arg.start < r->end);
-	close(fd);
 	return n < 0 ? n : 0;
 }
 
@@ -596,7 +592,6 @@ static int each_gap(struct pgr *p, struct client *c, uint64_t start,
 		uint32_t id;
 		struct region *r = pgr_region_find(p, c, a, &id);
 		uint64_t next = end;
-
 		size_t lo = 0, hi = c->nr_regions;
 
 		if (r) {
