@@ -35,25 +35,36 @@
 #include "swap.h"
 #include "uffd.h"
 
-struct region *pgr_region_find(struct pgr *p, struct client *c,
-			       uint64_t addr, uint32_t *id)
+/*
+ * c->regions is sorted by start, and its regions do not overlap, so
+ * their ends are sorted too. The index of the first region ending past
+ * @addr: the one holding it, or else the next one.
+ */
+static size_t first_ending_past(const struct pgr *p, const struct client *c,
+				uint64_t addr)
 {
 	size_t lo = 0, hi = c->nr_regions;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		struct region *r = &p->regions[c->regions[mid]];
 
-		if (addr < r->start)
+		if (p->regions[c->regions[mid]].end > addr)
 			hi = mid;
-		else if (addr >= r->end)
+		else
 			lo = mid + 1;
-		else {
-			*id = c->regions[mid];
-			return r;
-		}
 	}
-	return NULL;
+	return lo;
+}
+
+struct region *pgr_region_find(struct pgr *p, struct client *c,
+			       uint64_t addr, uint32_t *id)
+{
+	size_t k = first_ending_past(p, c, addr);
+
+	if (k == c->nr_regions || p->regions[c->regions[k]].start > addr)
+		return NULL;
+	*id = c->regions[k];
+	return &p->regions[*id];
 }
 
 uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
@@ -86,8 +97,16 @@ uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
 	r->pgoff = 0;
 	r->rflags = 0;
 	r->mmap_miss = 0;
-	while (at < c->nr_regions && p->regions[c->regions[at]].start < start)
-		at++;
+	/* After those starting below @start: split() makes the upper
+	 * part while the lower one still ends where it will end. */
+	for (size_t hi = c->nr_regions; at < hi;) {
+		size_t mid = (at + hi) / 2;
+
+		if (p->regions[c->regions[mid]].start < start)
+			at = mid + 1;
+		else
+			hi = mid;
+	}
 	pgr_grow(&c->regions, &c->cap_regions, c->nr_regions + 1,
 		 sizeof(*c->regions));
 	memmove(&c->regions[at + 1], &c->regions[at],
@@ -589,31 +608,21 @@ static int each_gap(struct pgr *p, struct client *c, uint64_t start,
 	int err = 0;
 
 	while (a < end) {
-		uint32_t id;
-		struct region *r = pgr_region_find(p, c, a, &id);
+		/* One search a gap, and a step a region: a VMA opened piece
+		 * by piece (V8's cage) holds hundreds of regions, and a fault
+		 * in a new piece walks it (fault.c, grown()); a search a
+		 * region was a third of the daemon's time under node. */
+		size_t k = first_ending_past(p, c, a);
 		uint64_t next = end;
-		size_t lo = 0, hi = c->nr_regions;
+		int e;
 
-		if (r) {
-			a = r->end;
-			continue;
-		}
-		/* The first region past @a: c->regions is sorted by start
-		 * (a scan of them all at each gap was a fifth of the
-		 * daemon's time under node with ample memory). */
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (p->regions[c->regions[mid]].start > a)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		if (lo < c->nr_regions &&
-		    p->regions[c->regions[lo]].start < next)
-			next = p->regions[c->regions[lo]].start;
-		int e = fn(p, c, a, next);
-
+		while (k < c->nr_regions && p->regions[c->regions[k]].start <= a)
+			a = p->regions[c->regions[k++]].end;
+		if (a >= end)
+			break;
+		if (k < c->nr_regions && p->regions[c->regions[k]].start < end)
+			next = p->regions[c->regions[k]].start;
+		e = fn(p, c, a, next);	/* may add a region: search again */
 		if (err != -EBUSY)
 			err = e;
 		a = next;
