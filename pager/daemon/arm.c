@@ -46,7 +46,8 @@ static void ask(struct client *c, uint64_t addr)
 		return;
 	}
 	pgr_grow(&c->asked, &c->cap_asked, c->nr_asked + 1, sizeof(*c->asked));
-	c->asked[c->nr_asked++] = (struct range){ addr, addr + PGR_PAGE, 0 };
+	c->asked[c->nr_asked++] = (struct range){
+		.start = addr, .end = addr + PGR_PAGE };
 }
 
 void pgr_ask_file(struct client *c, uint64_t addr)
@@ -57,7 +58,8 @@ void pgr_ask_file(struct client *c, uint64_t addr)
 	}
 	pgr_grow(&c->fasked, &c->cap_fasked, c->nr_fasked + 1,
 		 sizeof(*c->fasked));
-	c->fasked[c->nr_fasked++] = (struct range){ addr, addr + PGR_PAGE, 0 };
+	c->fasked[c->nr_fasked++] = (struct range){
+		.start = addr, .end = addr + PGR_PAGE };
 }
 
 /*
@@ -128,7 +130,7 @@ static void keep(struct range *out, size_t *n, uint64_t start, uint64_t end)
 		out[*n - 1].end = end;
 		return;
 	}
-	out[(*n)++] = (struct range){ start, end, 0 };
+	out[(*n)++] = (struct range){ .start = start, .end = end };
 }
 
 /*
@@ -222,6 +224,7 @@ static void send_request(struct pgr *p, struct client *c, const char *verb,
 				      (unsigned long long)a.start,
 				      (unsigned long long)(a.end - a.start));
 		a.id = id;
+		a.orig = a.start;
 		pgr_grow(&c->pending, &c->cap_pending, c->nr_pending + 1,
 			 sizeof(*c->pending));
 		c->pending[c->nr_pending++] = a;
@@ -327,19 +330,40 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 	}
 }
 
-void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t start,
-		    uint64_t len)
+/*
+ * The agent could not move [start, start + len) of request @id and
+ * dropped it by madvise: the REMOVEs seen there are its own. It names
+ * the addresses the request named; an mremap read since has moved the
+ * pages, and the pending ranges with them (pgr_arm_moved()), so the
+ * pages are found where their ranges are now. Looked up at the old
+ * addresses, they were missed: settle() then took the agent's REMOVEs
+ * for the program's own drop, and the pages for zeros (daemon.sh,
+ * verify remaps, a run in ten).
+ */
+void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t id,
+		    uint64_t start, uint64_t len)
 {
-	for (uint64_t a = start; a - start < len; a += PGR_PAGE) {
-		uint32_t rid;
-		struct region *r = pgr_region_find(p, c, a, &rid);
-		uint64_t *slot;
+	for (size_t k = 0; k < c->nr_pending; k++) {
+		const struct range *a = &c->pending[k];
+		uint64_t lo = start > a->orig ? start : a->orig;
+		uint64_t hi = a->orig + (a->end - a->start);
 
-		if (!r)
+		if (a->id != id)
 			continue;
-		slot = &r->slot[(a - r->start) / PGR_PAGE];
-		if (sl_tag(*slot) == SL_PAGE && (*slot & SL_ARMING))
-			*slot |= SL_FELL;
+		if (start + len < hi)
+			hi = start + len;
+		for (uint64_t o = lo; o < hi; o += PGR_PAGE) {
+			uint64_t addr = a->start + (o - a->orig);
+			uint32_t rid;
+			struct region *r = pgr_region_find(p, c, addr, &rid);
+			uint64_t *slot;
+
+			if (!r)
+				continue;
+			slot = &r->slot[(addr - r->start) / PGR_PAGE];
+			if (sl_tag(*slot) == SL_PAGE && (*slot & SL_ARMING))
+				*slot |= SL_FELL;
+		}
 	}
 }
 
@@ -392,14 +416,17 @@ static void move_ranges(struct range **list, size_t *n, size_t *cap,
 
 		if (lo >= hi)
 			continue;
+		/* Each part keeps where the request named it (orig). */
 		(*list)[k] = (struct range){ lo - from + to, hi - from + to,
-					     a.id };
+					     a.id, a.orig + (lo - a.start) };
 		if (a.start < lo || hi < a.end)
 			pgr_grow(list, cap, *n + 2, sizeof(**list));
 		if (a.start < lo)
-			(*list)[(*n)++] = (struct range){ a.start, lo, a.id };
+			(*list)[(*n)++] = (struct range){ a.start, lo, a.id,
+							  a.orig };
 		if (hi < a.end)
-			(*list)[(*n)++] = (struct range){ hi, a.end, a.id };
+			(*list)[(*n)++] = (struct range){ hi, a.end, a.id,
+					a.orig + (hi - a.start) };
 	}
 }
 

@@ -29,8 +29,9 @@ enum agent_drop {
 /* The agent finished request @id: settle the pages it covered. */
 void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id,
 		    enum agent_drop how);
-/* "fell ID START LEN": pages the agent dropped by madvise, not moved. */
-void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t start,
-		    uint64_t len);
+/* "fell ID START LEN": pages of request @id the agent dropped by
+ * madvise, not moved, at the addresses the request named. */
+void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t id,
+		    uint64_t start, uint64_t len);
 
 #endif /* PGR_DAEMON_ARM_H */

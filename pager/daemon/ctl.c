@@ -151,7 +151,8 @@ static void cmd_exclude(struct req *r)
 	}
 	pgr_grow(&c->excluded, &c->cap_excluded, c->nr_excluded + 1,
 		 sizeof(*c->excluded));
-	c->excluded[c->nr_excluded++] = (struct range){ s, s + n, 0 };
+	c->excluded[c->nr_excluded++] = (struct range){ .start = s,
+							 .end = s + n };
 	reply(r, "ok");
 }
 
@@ -363,7 +364,7 @@ static void cmd_fell(struct req *r)
 
 	if (c && !arg_hex(r, 1, &id) && !arg_hex(r, 2, &start) &&
 	    !arg_hex(r, 3, &len))
-		pgr_agent_fell(r->p, c, start, len);
+		pgr_agent_fell(r->p, c, id, start, len);
 }
 
 /* ready [moves]: the agent runs, moving pages out or not; the client's

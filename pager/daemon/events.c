@@ -60,7 +60,8 @@ static void vacated(struct client *c, uint64_t start, uint64_t end)
 			(PGR_VACATED - 1) * sizeof(c->vacated[0]));
 		c->nr_vacated--;
 	}
-	c->vacated[c->nr_vacated++] = (struct range){ start, end, 0 };
+	c->vacated[c->nr_vacated++] = (struct range){ .start = start,
+						       .end = end };
 }
 
 /* Is [start, end) a move's old range, awaited? Forget it if so. */

@@ -243,6 +243,8 @@ struct range {
 	uint64_t start;
 	uint64_t end;
 	uint64_t id;		/* agent request it belongs to */
+	uint64_t orig;		/* a pending range: where the request
+				 * named its start (arm.c, move_ranges()) */
 };
 
 struct conn;
