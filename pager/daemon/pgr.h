@@ -48,7 +48,6 @@
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
 #include "psi.h"
-#include "spin.h"
 struct pgr;
 struct pgr_ring_ops;
 struct ftable;
@@ -316,7 +315,6 @@ struct client {
 	bool io_uring;		/* set up an io_uring: its writes through
 				 * it are not seen, so its opens of watched
 				 * files count as outsiders' (seal.c) */
-	struct pgr_spin spin;	/* its userfaultfd's poll window */
 	uv_poll_t uffd_poll;
 	uv_poll_t pid_poll;
 	unsigned int handles;	/* libuv handles not yet closed */
