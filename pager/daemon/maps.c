@@ -30,17 +30,24 @@
 #include "pgr.h"
 #include "maps.h"
 
-static int maps_fd(struct client *c)
+/* /proc/PID/@name of @c, opened once into *@fd and kept until
+ * pgr_proc_close(): the descriptor, or -errno. */
+static int proc_fd(struct client *c, int *fd, const char *name)
 {
 	char path[64];
 
-	if (c->maps_fd >= 0)
-		return c->maps_fd;
+	if (*fd >= 0)
+		return *fd;
 	if (c->pid <= 0)
 		return -ESRCH;
-	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
-	c->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
-	return c->maps_fd >= 0 ? c->maps_fd : -errno;
+	snprintf(path, sizeof(path), "/proc/%d/%s", c->pid, name);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	return *fd >= 0 ? *fd : -errno;
+}
+
+static int maps_fd(struct client *c)
+{
+	return proc_fd(c, &c->maps_fd, "maps");
 }
 
 /* The same from the text, on a kernel without PROCMAP_QUERY. */
@@ -140,32 +147,18 @@ void pgr_vma_format(const struct pgr_vma *v, char *buf, size_t len)
 ssize_t pgr_mem_read(struct client *c, uint64_t addr, const struct iovec *iov,
 		     int n)
 {
-	char path[64];
+	int fd = proc_fd(c, &c->mem_fd, "mem");
 	ssize_t got;
 
-	if (c->mem_fd < 0) {
-		if (c->pid <= 0)
-			return -ESRCH;
-		snprintf(path, sizeof(path), "/proc/%d/mem", c->pid);
-		c->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (c->mem_fd < 0)
-			return -errno;
-	}
-	got = preadv(c->mem_fd, iov, n, (off_t)addr);
+	if (fd < 0)
+		return fd;
+	got = preadv(fd, iov, n, (off_t)addr);
 	return got < 0 ? -errno : got;
 }
 
 int pgr_pagemap_fd(struct client *c)
 {
-	char path[64];
-
-	if (c->pagemap_fd >= 0)
-		return c->pagemap_fd;
-	if (c->pid <= 0)
-		return -ESRCH;
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
-	c->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
-	return c->pagemap_fd >= 0 ? c->pagemap_fd : -errno;
+	return proc_fd(c, &c->pagemap_fd, "pagemap");
 }
 
 bool pgr_page_present(struct client *c, uint64_t addr)
