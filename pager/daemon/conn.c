@@ -315,14 +315,16 @@ int pgr_conn_take_fd(struct conn *c)
 /*
  * A program thread's requests (a write to a watched file is one, and
  * the thread waits for the answer) often come back to back: read the
- * connection again for half of fault_spin_us before the loop sleeps, as
- * for the userfaultfd, so the next one is served without the daemon's
- * wakeup. Return wire_fill()'s last answer, EAGAIN as 1.
+ * connection again a while before the loop sleeps, as for the
+ * userfaultfd, so the next one is served without the daemon's wakeup.
+ * The while adapts to the waits between them (spin.c), up to half of
+ * fault_spin_us. Return wire_fill()'s last answer, EAGAIN as 1.
  */
 static int spin(struct conn *c)
 {
 	struct pgr *p = c->p;
-	double until = pgr_now() + p->spin_us * 0.5e-6;
+	double most = p->spin_us * 0.5e-6;
+	double until = pgr_spin_idle(&p->conn_spin, pgr_now(), most);
 	char *line;
 	int n = 1;
 
@@ -337,9 +339,10 @@ static int spin(struct conn *c)
 		}
 		if (n <= 0)
 			return n;
+		pgr_spin_came(&p->conn_spin, pgr_now(), most);
 		while (!c->closing && (line = wire_line(&c->w)))
 			pgr_ctl_command(p, c, line);
-		until = pgr_now() + p->spin_us * 0.5e-6;
+		until = pgr_spin_idle(&p->conn_spin, pgr_now(), most);
 	}
 	return 1;
 }
@@ -374,6 +377,8 @@ static void on_conn(uv_poll_t *h, int status, int events)
 		pgr_conn_send(c, "error line too long (the limit is 64 KiB)");
 		return;		/* the rest of it is dropped as it comes */
 	}
+	if (n > 0)
+		pgr_spin_came(&p->conn_spin, pgr_now(), p->spin_us * 0.5e-6);
 	while (!c->closing && (line = wire_line(&c->w)))
 		pgr_ctl_command(p, c, line);
 	if (n > 0 && !c->closing && c->client && !c->agent)

@@ -6,9 +6,10 @@
  * makes the child's client (its regions copied, region.c); REMAP, REMOVE
  * and UNMAP change the regions (region.c).
  *
- * Reading goes on while messages come, then spins a while (fault_spin_us)
- * on the empty userfaultfd before the loop sleeps: on a VM the daemon's
- * wakeup is the costliest part of a fault.
+ * Reading goes on while messages come, then polls the empty userfaultfd
+ * a while before the loop sleeps: on a VM the daemon's wakeup is the
+ * costliest part of a fault. The while adapts to the daemon's waits
+ * between faults, up to fault_spin_us (spin.c, as KVM's halt polling).
  *
  * Owns: nothing: a message is read and handed on.
  */
@@ -192,7 +193,7 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 
 /*
  * Serve what @c's userfaultfd holds, then spin a little for more (see
- * fault_spin_us). At most SLICE_US of it at a time: the loop must get
+ * fault_spin_us, spin.c). At most SLICE_US of it at a time: the loop must get
  * back to everyone else (sockets, other clients, timers), or a client
  * that faults without pause would starve the agent messages that let
  * reclaim go on.
@@ -225,8 +226,11 @@ void pgr_uffd_ready(struct pgr *p, struct client *c)
 					 * wait for the spin; a swap read
 					 * is waited for, briefly. */
 					pgr_ring_submit(p);
-					spin_until = t + (p->inflight > p->writes ?
-						 SPIN_IO_US : p->spin_us) * 1e-6;
+					spin_until = pgr_spin_idle(&p->uffd_spin, t,
+						p->spin_us * 1e-6);
+					if (p->inflight > p->writes &&
+					    spin_until < t + SPIN_IO_US * 1e-6)
+						spin_until = t + SPIN_IO_US * 1e-6;
 				}
 				if (pgr_ring_completed(p)) {
 					pgr_ring_reap(p);
@@ -242,6 +246,8 @@ void pgr_uffd_ready(struct pgr *p, struct client *c)
 		spin_until = 0;
 		if (n == 0)
 			break;
+		if (p->spin_us)
+			pgr_spin_came(&p->uffd_spin, pgr_now(), p->spin_us * 1e-6);
 		for (size_t k = 0; k < (size_t)n / sizeof(msgs[0]); k++) {
 			handle(p, c, &msgs[k]);
 			if (!p->clients[id].used)

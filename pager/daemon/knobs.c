@@ -13,9 +13,11 @@
  *                       2^N neighbouring pages of the region that are in
  *                       swap too (the kernel's VMA swap readahead); 0: off
  *   fault_spin_us       after the last message, read a client's
- *                       userfaultfd again for this long before sleeping:
- *                       a fault that follows soon is served without the
- *                       daemon's wakeup (on a VM, the costliest part)
+ *                       userfaultfd again at most this long before
+ *                       sleeping: a fault that follows soon is served
+ *                       without the daemon's wakeup (on a VM, the
+ *                       costliest part); the while adapts to the daemon's
+ *                       waits as KVM's halt polling does (spin.c)
  *   read_ahead_kb       (as /sys/block/DEV/queue/read_ahead_kb) a file
  *                       page fault reads this much around it (mmap
  *                       read-around, at most 1 MiB at once), and a

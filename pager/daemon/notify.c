@@ -277,15 +277,16 @@ static bool serve(struct pgr *p, struct listener *l)
 
 /*
  * Notified calls come in runs (a program's stdio flushing a file, malloc
- * growing): after one, look for the next for half of fault_spin_us
- * before the loop sleeps, so that it is answered without the daemon's
- * wakeup, as for the userfaultfd.
+ * growing): after one, look for the next a while before the loop
+ * sleeps, so that it is answered without the daemon's wakeup, as for the
+ * userfaultfd. The while adapts to the waits between them (spin.c), up
+ * to half of fault_spin_us.
  */
 static void on_notify(uv_poll_t *h, int status, int events)
 {
 	struct listener *l = h->data;
 	struct pgr *p = h->loop->data;
-	double until;
+	double most = p->spin_us * 0.5e-6, until;
 
 	if (status < 0 && fcntl(l->fd, F_GETFD) >= 0) {
 		/* EPOLLERR, told as UV_EBADF, from a listener that lives:
@@ -304,17 +305,21 @@ static void on_notify(uv_poll_t *h, int status, int events)
 		drop(p, l);
 		return;
 	}
+	pgr_spin_came(&p->notify_spin, pgr_now(), most);
 	if (!serve(p, l))
 		return;
-	until = pgr_now() + p->spin_us * 0.5e-6;
+	until = pgr_spin_idle(&p->notify_spin, pgr_now(), most);
 	while (p->spin_us && pgr_now() < until) {
 		struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
 
 		if (poll(&pfd, 1, 0) != 1)
 			continue;
-		if ((pfd.revents & (POLLHUP | POLLERR)) || !serve(p, l))
+		if (pfd.revents & (POLLHUP | POLLERR))
 			return;
-		until = pgr_now() + p->spin_us * 0.5e-6;
+		pgr_spin_came(&p->notify_spin, pgr_now(), most);
+		if (!serve(p, l))
+			return;
+		until = pgr_spin_idle(&p->notify_spin, pgr_now(), most);
 	}
 }
 

@@ -48,6 +48,7 @@
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
 #include "psi.h"
+#include "spin.h"
 struct pgr;
 struct pgr_ring_ops;
 struct ftable;
@@ -441,6 +442,11 @@ struct pgr {
 	unsigned int fault_around;	/* pages (knobs.c) */
 	unsigned int page_cluster;	/* swap readahead: 2^N pages */
 	unsigned int spin_us;		/* poll a busy userfaultfd this long */
+	/* How long the loop polls an empty descriptor before it sleeps,
+	 * learnt from the daemon's waits between messages of each kind
+	 * (spin.c): the clients' userfaultfds, program threads'
+	 * connections, seccomp listeners. */
+	struct pgr_spin uffd_spin, conn_spin, notify_spin;
 	unsigned int ra_hits;		/* readahead pages hit since the
 					 * last swap-in fault */
 	char *zeros;			/* PGR_MAX_AROUND zero pages */
