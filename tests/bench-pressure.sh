@@ -22,7 +22,7 @@
 #
 #   BENCH_ONLY="perl node"   a subset
 #   BENCH_REPEAT=3           runs per configuration under pressure
-#   BENCH_AMPLE_REPEAT=5     runs per configuration with ample memory (3)
+#   BENCH_AMPLE_REPEAT=7     runs per configuration with ample memory (5)
 #
 # Times are the median of a configuration's runs, counters their mean.
 # With ample memory the runs are short and the pager's cost a few per
@@ -36,7 +36,7 @@ set -o pipefail
 
 PAGER=$(realpath "${1:-pager/pager}")
 repeat=${BENCH_REPEAT:-1}
-ample_repeat=${BENCH_AMPLE_REPEAT:-3}
+ample_repeat=${BENCH_AMPLE_REPEAT:-5}
 ample=4G
 
 if [ "$(id -u)" != 0 ]; then
