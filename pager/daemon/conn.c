@@ -217,6 +217,12 @@ static int flush(struct conn *c)
 	return 0;
 }
 
+/* A program thread's connection, whose requests spin() polls for. */
+static bool polled(const struct conn *c)
+{
+	return c->client && !c->agent;
+}
+
 static void on_conn(uv_poll_t *h, int status, int events);
 
 /* Poll for writability while something waits to be sent. */
@@ -377,11 +383,14 @@ static void on_conn(uv_poll_t *h, int status, int events)
 		pgr_conn_send(c, "error line too long (the limit is 64 KiB)");
 		return;		/* the rest of it is dropped as it comes */
 	}
-	if (n > 0)
+	/* The window learns from the connections spin() polls, program
+	 * threads': an agent's answers and `pager stat` come at their own
+	 * pace, and would grow or shrink it for nothing. */
+	if (n > 0 && polled(c))
 		pgr_spin_came(&p->conn_spin, pgr_now(), p->spin_us * 0.5e-6);
 	while (!c->closing && (line = wire_line(&c->w)))
 		pgr_ctl_command(p, c, line);
-	if (n > 0 && !c->closing && c->client && !c->agent)
+	if (n > 0 && !c->closing && polled(c))
 		n = spin(c);
 	if (n <= 0 && !c->closing)
 		conn_close(c);
