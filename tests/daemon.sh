@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=50
+plan=51
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -227,6 +227,13 @@ rc=$?
 check "no swap, 32 MiB in 8 MiB: killed (status $rc), and told so" \
 	"$([ $rc = 137 ] && echo "$out" | grep -q 'out of memory: killed process'; echo $?)" \
 	"$out"
+# The kill is logged with what reclaim met, as the kernel's show_mem():
+# without swap, the anon lists hold the budget (8 MiB: 2048 pages).
+mem=$(grep 'Mem-Info:' "$log" | tail -1)
+anon=$(echo "$mem" | sed -n 's/.* active_anon:\([0-9]*\) inactive_anon:\([0-9]*\) .*/\1 + \2/p')
+anon=$((${anon:-0}))
+check "the kill's log says what reclaim met ($anon anon pages on the lists)" \
+	"$([ "$anon" -ge 1024 ] && [ "$anon" -le 2048 ]; echo $?)" "$mem"
 out=$(prun /bin/echo still serving 2>&1)
 oom=$(stat_of oom_kill)
 check "the daemon serves the next client (oom_kill $oom)" \
