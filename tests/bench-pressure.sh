@@ -21,21 +21,22 @@
 # and the geometric means against issue 19's goals.
 #
 #   BENCH_ONLY="perl node"   a subset
-#   BENCH_REPEAT=3           runs per configuration under pressure
+#   BENCH_REPEAT=1           runs per configuration under pressure (3)
 #   BENCH_AMPLE_REPEAT=7     runs per configuration with ample memory (5)
 #
 # Times are the median of a configuration's runs, counters their mean.
-# With ample memory the runs are short and the pager's cost a few per
-# cent, less than this VM's drift between two runs of the same program
-# (node natively: 0.80 to 1.31 s within minutes), so they are repeated,
-# interleaved (pager, kernel, pager, ...), by default.
+# Runs are repeated, interleaved (pager, kernel, pager, ...), by default:
+# with ample memory the pager's cost is a few per cent, less than this
+# VM's drift between two runs of the same program (node natively: 0.80
+# to 1.31 s within minutes); under pressure one run of python3 read 2.09
+# and the next 2.90.
 #   BENCH_KEEP=1             keep the work directory (each experiment's
 #                            table.txt, results.csv, .out, .err, daemon log)
 set -u
 set -o pipefail
 
 PAGER=$(realpath "${1:-pager/pager}")
-repeat=${BENCH_REPEAT:-1}
+repeat=${BENCH_REPEAT:-3}
 ample_repeat=${BENCH_AMPLE_REPEAT:-5}
 ample=4G
 
