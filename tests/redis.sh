@@ -42,6 +42,17 @@ wait_keys() {	# PORT N: until the store holds N pages (10 s at most)
 	done
 	return 1
 }
+# Until the store is empty (10 s at most): a program's keys are deleted
+# after it ends, so wait_keys after it could count the last one's and the
+# store be killed before the new program's pages were in it (it was then
+# OOM-killed, its pages all armed and nowhere to go, not stopped).
+wait_empty() {	# PORT
+	for _ in $(seq 200); do
+		[ "$(keys "$1")" = 0 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
 wait_stat() {	# NAME VALUE: until the daemon's counter is VALUE (5 s)
 	for _ in $(seq 100); do
 		[ "$(stat_of "$1")" = "$2" ] && return 0
@@ -127,6 +138,7 @@ check "the store flushed: the process is stopped (status $rc): '$(grep -o 'the s
 	   ! grep -q 'wrong' "$tmp/f.out"; echo $?)" "$(cat "$tmp/f.out")"
 
 # ---- restarted empty: gone, then back ----------------------------------------
+wait_empty "$p1"
 prun "$VERIFY" --mb 32 --passes 1000 passes >"$tmp/r.out" 2>&1 &
 run=$!
 wait_keys "$p1" 3000
@@ -142,6 +154,7 @@ out=$(prun "$VERIFY" --mb 32 passes 2>&1)
 check "after the restart, a new program swaps to it, every word right" $? "$out"
 
 # ---- killed mid-run: gone, and the daemon serves on ------------------------
+wait_empty "$p1"
 prun "$VERIFY" --mb 32 --passes 1000 passes >"$tmp/k.out" 2>&1 &
 run=$!
 wait_keys "$p1" 3000
