@@ -135,31 +135,45 @@ static void name_of(pid_t pid, char *buf, size_t len)
 
 /*
  * What reclaim met, logged with a kill as the kernel's dump_header()
- * logs show_mem() ("Mem-Info:"): the group's lists in pages (allocated:
- * taken for a fault not yet served, not on a list yet), and what
- * kept their pages from reclaim at that moment: a swap read in flight
- * (the kernel's locked folio), a young bit being cleared (arming), a
- * region whose event is unread (parked), an owner gone with its I/O in
- * flight (orphan), and the I/O in flight. A false OOM kill shows here as
- * many pages in a state that was about to end.
+ * logs show_mem() ("Mem-Info:"): the group's lists, dirty, writeback and
+ * free pages as `pager stat` has them (the policy's counters, MGLRU's
+ * pages split as the kernel's are), then what only the pages say: taken
+ * off a list (isolated) or for a fault not yet served (allocated), and
+ * what kept them from reclaim at that moment: a swap read in flight (the
+ * kernel's locked folio), a young bit being cleared (arming), a region
+ * whose event is unread (parked), an owner gone with its I/O in flight
+ * (orphan), and the I/O in flight. A false OOM kill shows here as many
+ * pages in a state that was about to end.
  */
 static void show_mem(struct pgr *p, int group)
 {
-	uint64_t lru[POL_LRU_GEN + 1] = { 0 };
-	uint64_t dirty = 0, wb = 0, reading = 0, arming = 0, armed = 0;
-	uint64_t parked = 0, orphan = 0;
+	static const enum pol_item items[] = {
+		POL_NR_ACTIVE_ANON, POL_NR_INACTIVE_ANON, POL_NR_ACTIVE_FILE,
+		POL_NR_INACTIVE_FILE, POL_NR_UNEVICTABLE, POL_NR_DIRTY,
+		POL_NR_WRITEBACK, POL_NR_FREE_PAGES,
+	};
+	static const char *const names[] = {
+		"active_anon", "inactive_anon", "active_file", "inactive_file",
+		"unevictable", "dirty", "writeback", "free",
+	};
+	uint64_t isolated = 0, allocated = 0, reading = 0, arming = 0;
+	uint64_t armed = 0, parked = 0, orphan = 0;
+	char lists[256];
+	size_t n = 0;
 
+	for (size_t k = 0; k < sizeof(items) / sizeof(items[0]); k++)
+		n += (size_t)snprintf(lists + n, sizeof(lists) - n, "%s:%llu ",
+				      names[k], (unsigned long long)
+				      pol_read(p->pol, group, items[k]));
 	for (uint32_t i = 0; i < p->nr_pages; i++) {
 		const struct dpage *d = &p->pages[i];
 		uint64_t s;
 
 		if (d->pol.lru == POL_LRU_FREE ||
-		    d->pol.lru > POL_LRU_GEN ||
 		    !in_group(p, d->pol.group, group))
 			continue;
-		lru[d->pol.lru]++;
-		dirty += !!(d->pol.flags & POL_PG_DIRTY);
-		wb += !!(d->pol.flags & POL_PG_WRITEBACK);
+		isolated += d->pol.lru == POL_LRU_ISOLATED;
+		allocated += d->pol.lru == POL_LRU_ALLOCATED;
 		reading += !!(d->flags & DP_READING);
 		if (d->region == PGR_NONE) {
 			orphan++;
@@ -175,26 +189,13 @@ static void show_mem(struct pgr *p, int group)
 		arming += !!(s & SL_ARMING);
 		armed += !!(s & SL_ARMED) && !(s & SL_ARMING);
 	}
-	pgr_err("Mem-Info: active_anon:%llu inactive_anon:%llu "
-		"active_file:%llu inactive_file:%llu unevictable:%llu "
-		"lru_gen:%llu isolated:%llu allocated:%llu dirty:%llu "
-		"writeback:%llu "
-		"free:%llu reading:%llu arming:%llu armed:%llu parked:%llu "
-		"orphan:%llu io_reads:%u io_writes:%u",
-		(unsigned long long)lru[POL_LRU_ACTIVE_ANON],
-		(unsigned long long)lru[POL_LRU_INACTIVE_ANON],
-		(unsigned long long)lru[POL_LRU_ACTIVE_FILE],
-		(unsigned long long)lru[POL_LRU_INACTIVE_FILE],
-		(unsigned long long)lru[POL_LRU_UNEVICTABLE],
-		(unsigned long long)lru[POL_LRU_GEN],
-		(unsigned long long)lru[POL_LRU_ISOLATED],
-		(unsigned long long)lru[POL_LRU_ALLOCATED],
-		(unsigned long long)dirty, (unsigned long long)wb,
-		(unsigned long long)pol_free_pages(p->pol),
-		(unsigned long long)reading, (unsigned long long)arming,
-		(unsigned long long)armed, (unsigned long long)parked,
-		(unsigned long long)orphan, p->inflight - p->writes,
-		p->writes);
+	pgr_err("Mem-Info: %sisolated:%llu allocated:%llu reading:%llu "
+		"arming:%llu armed:%llu parked:%llu orphan:%llu io_reads:%u "
+		"io_writes:%u", lists, (unsigned long long)isolated,
+		(unsigned long long)allocated, (unsigned long long)reading,
+		(unsigned long long)arming, (unsigned long long)armed,
+		(unsigned long long)parked, (unsigned long long)orphan,
+		p->inflight - p->writes, p->writes);
 }
 
 void pgr_oom(struct pgr *p, int group, struct client *for_client)
