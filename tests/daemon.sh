@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=51
+plan=53
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -165,6 +165,56 @@ v=$("$PAGER" get --socket "$sock" vm.page-cluster)
 check "pager get reads it back" "$([ "$v" = "vm.page-cluster 3" ]; echo $?)" "$v"
 
 # ---- real programs give the native output ----------------------------------
+# ---- the CPU latency request while faults stream ---------------------------
+# What PM QoS holds now: the least of every process's request (2000000000:
+# none). Other tests' daemons may hold one meanwhile (make -j): the time
+# this daemon held its own (pager_cpu_latency_ms) is checked always, the
+# kernel's value only when nobody else held one before.
+qos() {
+	python3 -c 'import struct
+print(struct.unpack("i", open("/dev/cpu_dma_latency", "rb").read(4))[0])' \
+		2>/dev/null
+}
+held() { stat_of pager_cpu_latency_ms; }
+stop_daemon
+start_daemon 8M
+before=$(qos)
+timeout -k 5 120 "$PAGER" run --socket "$sock" -- \
+	"$VERIFY" --mb 32 --passes 30 passes >"$tmp/qos.out" 2>&1 &
+run=$!
+sleep 1
+during=$(qos)
+h0=$(held)
+sleep 0.5
+h1=$(held)
+"$PAGER" set --socket "$sock" cpu_latency_us=2000000000 >/dev/null
+sleep 0.3
+none=$(qos)
+h2=$(held)
+sleep 0.5
+h3=$(held)
+"$PAGER" set --socket "$sock" cpu_latency_us=5 >/dev/null
+sleep 0.3
+five=$(qos)
+kill "$run" 2>/dev/null
+wait "$run" 2>/dev/null
+sleep 0.3
+h4=$(held)
+sleep 0.5
+h5=$(held)
+"$PAGER" set --socket "$sock" cpu_latency_us=0 >/dev/null
+check "while faults stream the daemon holds its CPU latency request, not with cpu_latency_us=2000000000, again with 5, and not once they stop (pager_cpu_latency_ms $h0, $h1; $h2, $h3; $h4, $h5)" \
+	"$([ "$h1" -gt "$h0" ] && [ "$h3" = "$h2" ] && [ "$h4" -gt "$h3" ] &&
+	   [ "$h5" = "$h4" ] && [ -z "$(ls -l /proc/"$daemon_pid"/fd |
+		grep cpu_dma_latency)" ]; echo $?)"
+if [ "$before" = 2000000000 ] && [ "$(qos)" = 2000000000 ]; then
+	check "the kernel's PM QoS value follows: 0 while held, none with 2000000000, 5 with 5 (read $during, $none, $five)" \
+		"$([ "$during" = 0 ] && [ "$none" = 2000000000 ] &&
+		   [ "$five" = 5 ]; echo $?)"
+else
+	skip_one "/dev/cpu_dma_latency read '$before' before: another process held a request"
+fi
+
 # ---- memory.pressure --------------------------------------------------------
 stop_daemon
 start_daemon 8M

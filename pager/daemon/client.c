@@ -270,6 +270,8 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 		p->oom_victim = 0;
 	/* Memory was freed: faults that waited for it may go on. */
 	pgr_retry_deferred(p, NULL);
+	if (!pgr_nr_clients(p))
+		pgr_cpu_latency_close(p);	/* nobody left to wait */
 }
 
 unsigned int pgr_nr_clients(const struct pgr *p)

@@ -542,6 +542,8 @@ static void cmd_stat(struct req *r)
 		reply(r, "pager_arm_moved %llu",
 		      (unsigned long long)p->arm_moved);
 		reply(r, "pager_arm_fell %llu", (unsigned long long)p->arm_fell);
+		reply(r, "pager_cpu_latency_ms %llu",
+		      (unsigned long long)p->cpu_latency.held_ms);
 		pgr_psi_lines(p, reply_line, r);
 		reply(r, "ok");
 	} else if (r->argc == 2 && !strcmp(r->argv[1], "pressure")) {

@@ -168,6 +168,7 @@ static void on_tick(uv_timer_t *t)
 	if (++p->ticks % 10 == 0)
 		pgr_bufs_trim(p);	/* what was idle for a second */
 	pgr_psi_tick(p);
+	pgr_cpu_latency_tick(p);
 	pgr_kill_store_lost(p);
 	if (p->nr_deferred)
 		pgr_retry_deferred(p, NULL);
@@ -237,6 +238,7 @@ static int setup_memory(struct pgr *p)
 	}
 	p->bufs_idle = p->nr_free_bufs;
 	p->clients = pgr_xcalloc(PGR_MAX_CLIENTS, sizeof(*p->clients));
+	p->cpu_latency.fd = -1;
 	pgr_knobs_init(p);
 	return 0;
 }
@@ -290,6 +292,7 @@ static void teardown(struct pgr *p)
 	uv_close((uv_handle_t *)&p->demote_timer, NULL);
 	pgr_record_close(p);
 	pgr_ring_close(p);
+	pgr_cpu_latency_close(p);
 	/* Let the close callbacks run. */
 	uv_run(p->loop, UV_RUN_NOWAIT);
 	pgr_swap_close(p);

@@ -148,6 +148,7 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 			break;
 		}
 		pgr_rec_access(p, c, addr, 1, write || wp);
+		pgr_cpu_latency_event(p);
 		s = pgr_fault(p, c, addr, write, wp);
 		if (s == PGR_RETRY || s == PGR_NOMEM)
 			pgr_defer(p, c, addr, write, wp, s);

@@ -55,6 +55,13 @@
  *                       below this share of its maximum (90)
  *   zswap.compressor    lzo (the default, as the kernel's Kconfig), lz4
  *                       or zstd, for the pages stored from now on
+ *   cpu_latency_us      (as a write to /dev/cpu_dma_latency, PM QoS)
+ *                       while programs fault in streams, idle CPUs are
+ *                       kept out of idle states slower than this to
+ *                       leave: 0, the default, makes them poll, so that
+ *                       a thread woken by the daemon's answer finds its
+ *                       CPU awake (cpu-latency.h); 2000000000 (the
+ *                       kernel's default value): no request
  *
  * Owns: the daemon's own tunables in struct pgr, and the table that names
  * them.
@@ -98,6 +105,7 @@ static const struct knob knobs[] = {
 	{ "zswap.accept_threshold_percent", 0, 100, 90, NUMBER },
 	{ "zswap.compressor", PGR_COMP_LZ4, PGR_COMP_LZO, PGR_COMP_LZO,
 	  COMPRESSOR },
+	{ "cpu_latency_us", 0, PGR_CPU_LATENCY_NONE, 0, NUMBER },
 };
 
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -157,6 +165,10 @@ static int apply(struct pgr *p, unsigned int k, uint64_t v, const char **why)
 	case 12:
 		p->zswap_comp = (int)v;
 		break;
+	case 13:
+		p->cpu_latency_us = (unsigned int)v;
+		pgr_cpu_latency_set(p);
+		break;
 	}
 	return 0;
 }
@@ -188,6 +200,8 @@ static uint64_t value(const struct pgr *p, unsigned int k)
 		return p->zswap_accept_thr_percent;
 	case 12:
 		return (uint64_t)p->zswap_comp;
+	case 13:
+		return p->cpu_latency_us;
 	default:
 		return p->spin_us;
 	}

@@ -261,6 +261,7 @@ static bool serve(struct pgr *p, struct listener *l)
 		.id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE,
 	};
 	ioctl(l->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	pgr_cpu_latency_event(p);
 	c = pgr_client_find(p, tgid_of((pid_t)req.pid));
 	if (req.data.nr == SYS_madvise) {
 		advise(p, c, &req);

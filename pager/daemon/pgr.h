@@ -47,6 +47,7 @@
 
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
+#include "cpu-latency.h"
 #include "psi.h"
 #include "spin.h"
 struct pgr;
@@ -447,6 +448,8 @@ struct pgr {
 	 * (spin.c): the clients' userfaultfds, program threads'
 	 * connections, seccomp listeners. */
 	struct pgr_spin uffd_spin, conn_spin, notify_spin;
+	unsigned int cpu_latency_us;	/* the request while faults stream */
+	struct pgr_cpu_latency cpu_latency;	/* cpu-latency.c */
 	unsigned int ra_hits;		/* readahead pages hit since the
 					 * last swap-in fault */
 	char *zeros;			/* PGR_MAX_AROUND zero pages */
