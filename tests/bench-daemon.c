@@ -46,6 +46,8 @@
  *
  * The child talks to its daemon (the socket shim.conf names beside its
  * shim) in the line protocol of docs/protocol.md.
+ * All of it holds a CPU latency request of 0 (PM QoS, as the daemon's
+ * cpu_latency_us): idle CPUs poll for the floors as for the pager.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -688,6 +690,15 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
+/* Idle CPUs poll until this process ends: true if held. */
+static bool hold_cpu_latency(void)
+{
+	int32_t v = 0;
+	int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+
+	return fd >= 0 && write(fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
@@ -713,6 +724,8 @@ int main(int argc, char **argv)
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0)
 		die("readlink");
+	printf("cpu latency request of 0 us (PM QoS) held: %s\n",
+	       hold_cpu_latency() ? "yes" : "no (idle CPUs may halt)");
 	self[n] = 0;
 	if (uffd_floor(false) < 0) {
 		printf("bench-daemon: skipped: no userfaultfd here (%s)\n",
