@@ -148,7 +148,6 @@ struct exp_native {
 	int nr_swaps_off;
 	struct { char path[128]; char old[64]; } sysctls[EXP_NATIVE_SYSCTLS];
 	int nr_sysctls;			/* changed, to put back */
-	int qos_fd;			/* /dev/cpu_dma_latency held, or -1 */
 	struct exp_run before;		/* /proc/vmstat at the start */
 };
 /* Can @c run here (root, a memory controller, kernel settings only)? 0,

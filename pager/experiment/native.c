@@ -22,16 +22,8 @@
  * the kernel has not (the pager's own, its phases) is left out and shows
  * as "-". oom_kill is the cgroup's. Root only.
  *
- * The run holds the CPU latency request the pager's daemon holds while
- * programs fault (PM QoS, /dev/cpu_dma_latency: the experiment's
- * `set cpu_latency_us=N`, 0 by default, and none at 2000000000), so
- * that both sides find the idle CPUs in the same states: python3
- * swapping in 96M took the kernel 10.2-11.4 s with idle CPUs halting,
- * 7.0-9.6 s with them polling (docs/experiments.md).
- *
- * Owns: the run's cgroup, swap file (or zram0), CPU latency request and
- * the settings it changed, until exp_native_close() puts everything
- * back.
+ * Owns: the run's cgroup, swap file (or zram0) and the settings it
+ * changed, until exp_native_close() puts everything back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -320,27 +312,6 @@ static void set_file(struct exp_native *n, const char *path,
 		n->nr_sysctls++;
 }
 
-/* The CPU latency request the daemon would hold (cpu-latency.h): the
- * experiment's cpu_latency_us, 0 unless set; none at 2000000000. */
-static void hold_cpu_latency(const struct experiment *e, struct exp_native *n)
-{
-	long long us = 0;
-	int32_t v;
-
-	for (int k = 0; k < e->nr_common; k++)
-		if (!strncmp(e->common[k], "cpu_latency_us=", 15))
-			us = strtoll(e->common[k] + 15, NULL, 10);
-	if (us < 0 || us >= 2000000000)
-		return;
-	v = (int32_t)us;
-	n->qos_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-	if (n->qos_fd >= 0 &&
-	    write(n->qos_fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
-		close(n->qos_fd);
-		n->qos_fd = -1;
-	}
-}
-
 /*
  * The experiment's `set` lines that the kernel has too, where it keeps
  * them: read_ahead_kb on the disk of the working directory (the pager's
@@ -383,7 +354,6 @@ int exp_native_open(const struct experiment *e, const struct exp_config *c,
 	uint64_t mem, swap;
 
 	memset(n, 0, sizeof(*n));
-	n->qos_fd = -1;
 	if (pgr_parse_size(e->mem, &mem)) {
 		snprintf(why, len, "the budget '%s' is no size", e->mem);
 		return -1;
@@ -452,7 +422,6 @@ int exp_native_open(const struct experiment *e, const struct exp_config *c,
 		set_file(n, sysctl_of(key), val);
 	}
 	common_sets(e, work, n);
-	hold_cpu_latency(e, n);
 	read_vmstat(&n->before);
 	return 0;
 }
@@ -563,9 +532,6 @@ void exp_native_close(struct exp_native *n)
 	if (n->cg[0])
 		cg_remove(n->cg);
 	n->cg[0] = 0;
-	if (n->qos_fd >= 0)
-		close(n->qos_fd);	/* the kernel drops the request */
-	n->qos_fd = -1;
 	while (n->nr_sysctls) {
 		n->nr_sysctls--;
 		write_file(n->sysctls[n->nr_sysctls].path,

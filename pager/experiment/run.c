@@ -511,6 +511,41 @@ static void run_native(const struct exp_runner *x, int c, int r,
 	exp_native_close(&n);
 }
 
+/*
+ * Every run, the pager's and the kernel's alike, holds the CPU latency
+ * request the daemon holds while programs fault (PM QoS, as a process
+ * keeping /dev/cpu_dma_latency open: cpu_latency_us, the configuration's
+ * or the experiment's `set`, 0 unless set; none at 2000000000), so that
+ * both sides find the idle CPUs in the same states. On a VM whose idle
+ * vCPUs halt, every wakeup is an exit to the host: the kernel's python3
+ * swapping in 96M took 10.2-11.4 s with them halting, 7.0-9.6 s polling;
+ * redis's client and server 11.1 s and 3.0 s (docs/experiments.md).
+ * Returns the descriptor to close after the run, or -1.
+ */
+static int hold_cpu_latency(const struct experiment *e,
+			    const struct exp_config *cfg)
+{
+	long long us = 0;
+	int32_t v;
+	int fd;
+
+	for (int k = 0; k < e->nr_common; k++)
+		if (!strncmp(e->common[k], "cpu_latency_us=", 15))
+			us = strtoll(e->common[k] + 15, NULL, 10);
+	for (int k = 0; k < cfg->nr_sets; k++)
+		if (!strncmp(cfg->sets[k], "cpu_latency_us=", 15))
+			us = strtoll(cfg->sets[k] + 15, NULL, 10);
+	if (us < 0 || us >= 2000000000)
+		return -1;
+	v = (int32_t)us;
+	fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0 && write(fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static void run_one(const struct exp_runner *x, int c, int r, struct exp_run *run)
 {
 	const struct exp_config *cfg = &x->e->configs[c];
@@ -675,6 +710,7 @@ int exp_run_all(const struct exp_runner *x, const char *file)
 	for (int r = 0; r < e->repeat; r++) {
 		for (int c = 0; c < e->nr_configs; c++) {
 			struct exp_run *run = &runs[c][r];
+			int qos;
 
 			if (interrupted) {
 				run->failed = true;
@@ -685,10 +721,13 @@ int exp_run_all(const struct exp_runner *x, const char *file)
 			}
 			fprintf(stderr, "pager: experiment: %s, run %d of %d ...",
 				e->configs[c].name, r + 1, e->repeat);
+			qos = hold_cpu_latency(e, &e->configs[c]);
 			if (e->configs[c].native)
 				run_native(x, c, r, run);
 			else
 				run_one(x, c, r, run);
+			if (qos >= 0)
+				close(qos);	/* the kernel drops it */
 			if (run->failed)
 				fprintf(stderr, " failed: %s\n", run->why);
 			else
