@@ -73,6 +73,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include "../pager/lib/cpu-latency-request.h"
 #include "../pager/lib/shim-conf.h"
 
 #define PG		4096UL
@@ -690,15 +691,6 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-/* Idle CPUs poll until this process ends: true if held. */
-static bool hold_cpu_latency(void)
-{
-	int32_t v = 0;
-	int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-
-	return fd >= 0 && write(fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
-}
-
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
@@ -725,7 +717,8 @@ int main(int argc, char **argv)
 	if (n < 0)
 		die("readlink");
 	printf("cpu latency request of 0 us (PM QoS) held: %s\n",
-	       hold_cpu_latency() ? "yes" : "no (idle CPUs may halt)");
+	       pgr_cpu_latency_request(-1, 0) >= 0 ? "yes" :
+	       "no (idle CPUs may halt)");
 	self[n] = 0;
 	if (uffd_floor(false) < 0) {
 		printf("bench-daemon: skipped: no userfaultfd here (%s)\n",

@@ -164,7 +164,6 @@ check "vm.page-cluster=0 mid-run stops swap readahead, 3 restarts it (swap_ra $r
 v=$("$PAGER" get --socket "$sock" vm.page-cluster)
 check "pager get reads it back" "$([ "$v" = "vm.page-cluster 3" ]; echo $?)" "$v"
 
-# ---- real programs give the native output ----------------------------------
 # ---- the CPU latency request while faults stream ---------------------------
 # What PM QoS holds now: the least of every process's request (2000000000:
 # none). Other tests' daemons may hold one meanwhile (make -j): the time
@@ -215,6 +214,7 @@ else
 	skip_one "/dev/cpu_dma_latency read '$before' before: another process held a request"
 fi
 
+# ---- real programs give the native output ----------------------------------
 # ---- memory.pressure --------------------------------------------------------
 stop_daemon
 start_daemon 8M

@@ -3,18 +3,14 @@
  * cpu-latency.c - the CPU latency request held while faults stream
  * (cpu-latency.h says why).
  *
- * The request is the kernel's PM QoS through its misc device: while the
- * descriptor is open, the value last written (a signed 32-bit count of
- * microseconds) bounds the exit latency of the idle states cpuidle
- * picks; closing it drops the request. It is open only while held, so
- * an idle daemon keeps no descriptor more (hardening.sh counts them).
+ * The request is the kernel's PM QoS (lib/cpu-latency-request.h): held
+ * while its descriptor is open, and open only while held, so an idle
+ * daemon keeps no descriptor more (hardening.sh counts them).
  *
  * Owns: the descriptor of /dev/cpu_dma_latency while the request is
  * held.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,40 +18,34 @@
 #include "pgr.h"
 #include "cpu-latency.h"
 
-#define DEVICE	"/dev/cpu_dma_latency"
-
-/* Hold a request of @us: 0, or -1 (not held). */
-static int hold(struct pgr *p, uint32_t us)
+/* Hold a request of @us, or take the held one to @us. */
+static void hold(struct pgr *p, uint32_t us)
 {
 	struct pgr_cpu_latency *l = &p->cpu_latency;
-	int32_t v = (int32_t)us;
+	int fd;
 
-	if (l->fd < 0) {
-		if (l->failed)
-			return -1;
-		l->fd = open(DEVICE, O_WRONLY | O_CLOEXEC);
-		if (l->fd < 0) {
-			l->failed = true;
-			pgr_info("cannot open %s (%s): idle CPUs halt while "
-				 "programs fault (cpu_latency_us has no "
-				 "effect)", DEVICE, strerror(errno));
-			return -1;
-		}
-	}
-	if (write(l->fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
-		pgr_warn_("cannot write %s: %s", DEVICE, strerror(errno));
+	if (l->fd < 0 && l->failed)
+		return;
+	fd = pgr_cpu_latency_request(l->fd, us);
+	if (fd >= 0) {
+		l->fd = fd;
+	} else if (l->fd < 0) {
+		l->failed = true;
+		pgr_info("cannot hold a request on %s (%s): idle CPUs halt "
+			 "while programs fault (cpu_latency_us has no "
+			 "effect)", PGR_CPU_LATENCY_DEVICE, strerror(errno));
+	} else {
+		pgr_warn_("cannot write %s: %s", PGR_CPU_LATENCY_DEVICE,
+			  strerror(errno));
 		pgr_cpu_latency_close(p);
-		return -1;
 	}
-	l->held = true;
-	return 0;
 }
 
 void pgr_cpu_latency_event(struct pgr *p)
 {
 	struct pgr_cpu_latency *l = &p->cpu_latency;
 
-	if (++l->events == PGR_CPU_LATENCY_EVENTS && !l->held &&
+	if (++l->events == PGR_CPU_LATENCY_EVENTS && l->fd < 0 &&
 	    p->cpu_latency_us < PGR_CPU_LATENCY_NONE)
 		hold(p, p->cpu_latency_us);
 }
@@ -64,7 +54,7 @@ void pgr_cpu_latency_tick(struct pgr *p)
 {
 	struct pgr_cpu_latency *l = &p->cpu_latency;
 
-	if (l->held) {
+	if (l->fd >= 0) {
 		l->held_ms += 100;
 		if (l->events < PGR_CPU_LATENCY_EVENTS)
 			pgr_cpu_latency_close(p);
@@ -74,7 +64,7 @@ void pgr_cpu_latency_tick(struct pgr *p)
 
 void pgr_cpu_latency_set(struct pgr *p)
 {
-	if (!p->cpu_latency.held)
+	if (p->cpu_latency.fd < 0)
 		return;
 	if (p->cpu_latency_us >= PGR_CPU_LATENCY_NONE)
 		pgr_cpu_latency_close(p);
@@ -89,5 +79,4 @@ void pgr_cpu_latency_close(struct pgr *p)
 	if (l->fd >= 0)
 		close(l->fd);	/* the kernel drops the request */
 	l->fd = -1;
-	l->held = false;
 }

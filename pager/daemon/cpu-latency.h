@@ -14,7 +14,7 @@
  *
  * The request is the tunable cpu_latency_us (knobs.c): 0, the default,
  * makes idle CPUs poll (cpuidle's poll state); PGR_CPU_LATENCY_NONE
- * (the kernel's PM_QOS_CPU_LATENCY_DEFAULT_VALUE) asks nothing. It is
+ * (lib/cpu-latency-request.h) asks nothing. It is
  * held only while the daemon serves at least PGR_CPU_LATENCY_EVENTS
  * messages a tick (faults, notified calls), taken at once when a tick
  * reaches that many, and let go at the first tick with fewer or when the
@@ -27,15 +27,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../lib/cpu-latency-request.h"
+
 struct pgr;
 
-#define PGR_CPU_LATENCY_NONE	2000000000u	/* µs: no request */
 #define PGR_CPU_LATENCY_EVENTS	64	/* messages a tick (100 ms) */
 
 /* What the request stands at, held or not. */
 struct pgr_cpu_latency {
 	int fd;			/* /dev/cpu_dma_latency; -1: not held */
-	bool held;		/* our value written, not the default */
 	bool failed;		/* cannot open it: said once, not retried */
 	uint32_t events;	/* messages served this tick */
 	uint64_t held_ms;	/* time held, in all (pager stat) */

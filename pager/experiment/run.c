@@ -29,6 +29,7 @@
 
 #include "experiment.h"
 #include "../lib/client-conn.h"
+#include "../lib/cpu-latency-request.h"
 #include "../lib/util.h"
 #include "../lib/wire.h"
 
@@ -526,8 +527,6 @@ static int hold_cpu_latency(const struct experiment *e,
 			    const struct exp_config *cfg)
 {
 	long long us = 0;
-	int32_t v;
-	int fd;
 
 	for (int k = 0; k < e->nr_common; k++)
 		if (!strncmp(e->common[k], "cpu_latency_us=", 15))
@@ -535,15 +534,9 @@ static int hold_cpu_latency(const struct experiment *e,
 	for (int k = 0; k < cfg->nr_sets; k++)
 		if (!strncmp(cfg->sets[k], "cpu_latency_us=", 15))
 			us = strtoll(cfg->sets[k] + 15, NULL, 10);
-	if (us < 0 || us >= 2000000000)
+	if (us < 0 || us >= PGR_CPU_LATENCY_NONE)
 		return -1;
-	v = (int32_t)us;
-	fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0 && write(fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	return pgr_cpu_latency_request(-1, (uint32_t)us);
 }
 
 static void run_one(const struct exp_runner *x, int c, int r, struct exp_run *run)
