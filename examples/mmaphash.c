@@ -5,13 +5,16 @@
  * pipe()+fork()+write()+read(), as the kernel anchors' program does.
  *
  *   mmaphash FILE [ANON_MB=200] [INTERVAL_MS=2000] [PASSES=1] [CHUNK_MB=32]
+ *            [HOT_NAP_MS=50]
  *
  * FILE (made of random bytes if missing) is hashed in CHUNK_MB
  * mmap(PROT_READ, MAP_SHARED) chunks, every byte read as 64-bit words
  * with an FNV-1a-style mix, each chunk unmapped after, PASSES times. A
  * probe thread times pipe() + fork() + the child's write() + the
  * parent's read() + waitpid() every INTERVAL_MS. A hot thread keeps
- * ANON_MB of anonymous memory hot: a store a page, a 50 ms nap, again.
+ * ANON_MB of anonymous memory in use: a store a page, a HOT_NAP_MS nap,
+ * again. The anchors' 50 ms keeps it hot; a nap of seconds makes it a
+ * desktop's warm set, the memory seed 001's mail saw swapped out.
  *
  * Prints `name value` lines: probes, lat_max_ms, lat_mean_ms,
  * lat_stddev_ms, lat_p50_ms, hash_s, hash_mb_s, hot_pass_mean_ms,
@@ -44,6 +47,7 @@ static atomic_bool done;
 static double lat[MAX_PROBES];
 static size_t nr_lat;
 static long interval_ms = 2000;
+static long hot_nap_ms = 50;
 static char *hot;
 static size_t hot_len;
 static double hot_sum_ms, hot_max_ms;
@@ -111,7 +115,9 @@ static void *keep_hot(void *arg)
 		hot_max_ms = t > hot_max_ms ? t : hot_max_ms;
 		hot_passes++;
 		gen = gen == 255 ? 2 : gen + 1;
-		usleep(50000);
+		for (long slept = 0; slept < hot_nap_ms && !done; slept += 10)
+			usleep((useconds_t)(hot_nap_ms - slept < 10 ?
+					    hot_nap_ms - slept : 10) * 1000);
 	}
 	return NULL;
 }
@@ -178,9 +184,12 @@ int main(int argc, char **argv)
 	struct stat st;
 	int fd, bad = 0;
 
-	if (argc < 2 || argc > 6 || passes < 1 || !chunk) {
+	if (argc > 6)
+		hot_nap_ms = atol(argv[6]);
+	if (argc < 2 || argc > 7 || passes < 1 || !chunk || hot_nap_ms < 0) {
 		fprintf(stderr, "usage: mmaphash FILE [ANON_MB=200] "
-			"[INTERVAL_MS=2000] [PASSES=1] [CHUNK_MB=32]\n");
+			"[INTERVAL_MS=2000] [PASSES=1] [CHUNK_MB=32] "
+			"[HOT_NAP_MS=50]\n");
 		return 2;
 	}
 	if (argc > 3)

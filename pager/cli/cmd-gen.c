@@ -32,7 +32,7 @@ static const char usage[] =
 	"  zipf   --pages N --refs M [--alpha A] [--seed S] [--write]\n"
 	"  thrash --anon SIZE --file SIZE --rounds R        (seed 000)\n"
 	"  stream --file SIZE --hot SIZE [--chunk SIZE] [--passes P]\n"
-	"         [--fork-every PAGES]                      (seed 001)\n"
+	"         [--fork-every PAGES] [--hot-every CHUNKS] (seed 001)\n"
 	"  pmbench --pages N --refs M [--seed S]            (seed 002)\n"
 	"Writes the text format (or --binary) to FILE or standard output.\n";
 
@@ -45,6 +45,7 @@ struct gen {
 	uint64_t pages, loops, refs, seed, passes;
 	double alpha;
 	uint64_t anon, file, hot, chunk, fork_every;	/* bytes / pages */
+	uint64_t hot_every;				/* chunks */
 	uint64_t rounds;
 	bool write, binary;
 	const char *out;
@@ -153,12 +154,13 @@ static void gen_thrash(struct gen *g)
 }
 
 /* Seed 001: hash FILE in CHUNK-sized mmap windows, touching the HOT anon
- * set after every chunk; optionally fork a short-lived child every
- * FORK_EVERY file pages (the latency probe). */
+ * set after every HOT_EVERY chunks (1: a hot set, as the anchors' thread
+ * keeps it; more: a desktop's warm set); optionally fork a short-lived
+ * child every FORK_EVERY file pages (the latency probe). */
 static void gen_stream(struct gen *g)
 {
 	uint64_t file = g->file / PG, chunk = g->chunk / PG, hot = g->hot / PG;
-	uint64_t done = 0;
+	uint64_t done = 0, chunks = 0;
 	int64_t child = 2;
 
 	if (!chunk)
@@ -190,6 +192,8 @@ static void gen_stream(struct gen *g)
 			line(g, "munmap 1 0x%llx %llu",
 			     (unsigned long long)FILE_BASE,
 			     (unsigned long long)(n * PG));
+			if (++chunks % g->hot_every)
+				continue;
 			for (uint64_t p = 0; p < hot; p++)
 				touch(g, ANON_BASE + p * PG, true);
 		}
@@ -211,6 +215,7 @@ static int parse(int argc, char **argv, struct gen *g)
 		{ "chunk", required_argument, NULL, 'C' },
 		{ "passes", required_argument, NULL, 'P' },
 		{ "fork-every", required_argument, NULL, 'k' },
+		{ "hot-every", required_argument, NULL, 'e' },
 		{ "write", no_argument, NULL, 'w' },
 		{ "binary", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
@@ -220,6 +225,7 @@ static int parse(int argc, char **argv, struct gen *g)
 
 	g->alpha = 1.0;
 	g->passes = 1;
+	g->hot_every = 1;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		uint64_t *num = NULL;
@@ -234,6 +240,7 @@ static int parse(int argc, char **argv, struct gen *g)
 		case 'R': num = &g->rounds; break;
 		case 'P': num = &g->passes; break;
 		case 'k': num = &g->fork_every; break;
+		case 'e': num = &g->hot_every; break;
 		case 'A': num = &g->anon; size = true; break;
 		case 'F': num = &g->file; size = true; break;
 		case 'H': num = &g->hot; size = true; break;
@@ -256,6 +263,8 @@ static int parse(int argc, char **argv, struct gen *g)
 	}
 	if (optind != argc)
 		return pgr_usage_error(usage, "unexpected '%s'", argv[optind]);
+	if (!g->hot_every)
+		return pgr_usage_error(usage, "--hot-every must be at least 1");
 	return 0;
 }
 
