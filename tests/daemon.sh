@@ -168,7 +168,7 @@ check "pager get reads it back" "$([ "$v" = "vm.page-cluster 3" ]; echo $?)" "$v
 # What PM QoS holds now: the least of every process's request (2000000000:
 # none). Other tests' daemons may hold one meanwhile (make -j): the time
 # this daemon held its own (pager_cpu_latency_ms) is checked always, the
-# kernel's value only when nobody else held one before.
+# kernel's value in a window where nobody else held one (below).
 qos() {
 	python3 -c 'import struct
 print(struct.unpack("i", open("/dev/cpu_dma_latency", "rb").read(4))[0])' \
@@ -177,24 +177,20 @@ print(struct.unpack("i", open("/dev/cpu_dma_latency", "rb").read(4))[0])' \
 held() { stat_of pager_cpu_latency_ms; }
 stop_daemon
 start_daemon 8M
-before=$(qos)
 timeout -k 5 120 "$PAGER" run --socket "$sock" -- \
 	"$VERIFY" --mb 32 --passes 30 passes >"$tmp/qos.out" 2>&1 &
 run=$!
 sleep 1
-during=$(qos)
 h0=$(held)
 sleep 0.5
 h1=$(held)
 "$PAGER" set --socket "$sock" cpu_latency_us=2000000000 >/dev/null
 sleep 0.3
-none=$(qos)
 h2=$(held)
 sleep 0.5
 h3=$(held)
 "$PAGER" set --socket "$sock" cpu_latency_us=5 >/dev/null
 sleep 0.3
-five=$(qos)
 kill "$run" 2>/dev/null
 wait "$run" 2>/dev/null
 sleep 0.3
@@ -206,12 +202,48 @@ check "while faults stream the daemon holds its CPU latency request, not with cp
 	"$([ "$h1" -gt "$h0" ] && [ "$h3" = "$h2" ] && [ "$h4" -gt "$h3" ] &&
 	   [ "$h5" = "$h4" ] && [ -z "$(ls -l /proc/"$daemon_pid"/fd |
 		grep cpu_dma_latency)" ]; echo $?)"
-if [ "$before" = 2000000000 ] && [ "$(qos)" = 2000000000 ]; then
-	check "the kernel's PM QoS value follows: 0 while held, none with 2000000000, 5 with 5 (read $during, $none, $five)" \
+# The kernel's value, read where no other process held a request before
+# and after (make -j's other daemons hold theirs while their programs
+# fault): the first such attempt of six that reads 0, none, 5 passes; one
+# that reads otherwise may have met a request held only in between, so
+# it fails only if no undisturbed attempt read them.
+qos_quiet() {	# wait up to 10 s for no request at all
+	for _ in $(seq 50); do
+		[ "$(qos)" = 2000000000 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+qos_seen= qos_clean=0
+for attempt in 1 2 3 4 5 6; do
+	qos_quiet || continue
+	timeout -k 5 60 "$PAGER" run --socket "$sock" -- \
+		"$VERIFY" --mb 32 --passes 30 passes >"$tmp/qos.out" 2>&1 &
+	run=$!
+	sleep 1
+	during=$(qos)
+	"$PAGER" set --socket "$sock" cpu_latency_us=2000000000 >/dev/null
+	sleep 0.3
+	none=$(qos)
+	"$PAGER" set --socket "$sock" cpu_latency_us=5 >/dev/null
+	sleep 0.3
+	five=$(qos)
+	kill "$run" 2>/dev/null
+	wait "$run" 2>/dev/null
+	"$PAGER" set --socket "$sock" cpu_latency_us=0 >/dev/null
+	sleep 0.3
+	[ "$(qos)" = 2000000000 ] || continue
+	qos_clean=$((qos_clean + 1))
+	qos_seen="$qos_seen $during/$none/$five"
+	[ "$during" = 0 ] && [ "$none" = 2000000000 ] && [ "$five" = 5 ] &&
+		break
+done
+if [ "$qos_clean" = 0 ]; then
+	skip_one "/dev/cpu_dma_latency: another process held a request around each of 6 attempts"
+else
+	check "the kernel's PM QoS value follows: 0 while held, none with 2000000000, 5 with 5 (read, by attempt:$qos_seen)" \
 		"$([ "$during" = 0 ] && [ "$none" = 2000000000 ] &&
 		   [ "$five" = 5 ]; echo $?)"
-else
-	skip_one "/dev/cpu_dma_latency read '$before' before: another process held a request"
 fi
 
 # ---- real programs give the native output ----------------------------------
