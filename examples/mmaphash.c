@@ -115,9 +115,8 @@ static void *keep_hot(void *arg)
 		hot_max_ms = t > hot_max_ms ? t : hot_max_ms;
 		hot_passes++;
 		gen = gen == 255 ? 2 : gen + 1;
-		for (long slept = 0; slept < hot_nap_ms && !done; slept += 10)
-			usleep((useconds_t)(hot_nap_ms - slept < 10 ?
-					    hot_nap_ms - slept : 10) * 1000);
+		for (long left = hot_nap_ms; left > 0 && !done; left -= 10)
+			usleep((useconds_t)(left < 10 ? left : 10) * 1000);
 	}
 	return NULL;
 }

@@ -25,10 +25,10 @@ expect() {
 
 if "$PAGER" run --help >/dev/null 2>&1; then
 	daemon=yes
-	echo "1..29"
+	echo "1..30"
 else
 	daemon=
-	echo "1..18"
+	echo "1..19"
 fi
 expect 2 'usage: pager' "no command" -- "$PAGER"
 expect 2 "unknown command 'frob'" "unknown command" -- "$PAGER" frob
@@ -56,6 +56,8 @@ expect 0 'refs 2' "a good trace from standard input" -- sh -c "\"$PAGER\" sim --
 expect 0 'refs 2' "text -> binary -> text keeps the trace" -- "$PAGER" sim --pages 64 "$tmp/ok2.trace"
 expect 2 'gen' "gen without a kind" -- "$PAGER" gen
 expect 2 'pmbench needs --refs M' "gen pmbench without --refs" -- "$PAGER" gen pmbench --pages 10
+expect 2 '--hot-every must be at least 1' "gen stream with the anon set written every 0 chunks" \
+	-- "$PAGER" gen stream --file 1M --hot 64K --hot-every 0
 expect 0 'refs 6000' "gen pmbench: a touch of each page, then the accesses, replayed" \
 	-- sh -c "\"$PAGER\" gen pmbench --pages 1000 --refs 5000 --binary | \"$PAGER\" sim --pages 512 -"
 
