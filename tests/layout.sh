@@ -5,9 +5,9 @@
 #   line allows (so the shim includes only lib/wire.h and lib/compat.h,
 #   sim/ never the daemon, nothing outside cli/ the command line);
 #   policy/ includes only policy/;
-# - in pager/daemon/, every file has a layer in its README's block, and
-#   includes only headers of its own layer or below, but for the
-#   back-edges listed there (each listed one must still exist);
+# - in pager/daemon/, every file is in a part (a sub-folder) its README's
+#   block names, and includes only headers of its own part or below, but
+#   for the back-edges listed there (each listed one must still exist);
 # - no source file over 900 lines;
 # - every file Makefile.am names is in the tree, and not hidden from git
 #   by .gitignore (bench-pressure.sh was, and a clean clone had no
@@ -87,38 +87,61 @@ done
 bad=$(printf '%s\n' "$bad" | grep . || true)
 ok "every include goes where its part's README allows" "$bad"
 
-# 4 and 5. The daemon's layers (pager/daemon/README.md).
+# 4 and 5. The daemon's parts (pager/daemon/README.md): a sub-folder each,
+#    in the order of its "parts:" line; pgr.h and uffd.h, at the top of
+#    the folder, are every part's; daemon.c and daemon.h stand above all.
 readme="$top/pager/daemon/README.md"
-layers=$(sed -n '/^```$/,/^```$/p' "$readme" | grep -E '^[a-z]+: ')
-edges=$(sed -n 's/^back-edge \([a-z-]*\) -> \([a-z-]*\):.*/\1 \2/p' "$readme")
-layer_of() {
-	printf '%s\n' "$layers" | awk -v f="$1" '
-		{ for (i = 2; i <= NF; i++) if ($i == f) { print NR; exit } }'
+block=$(sed -n '/^```$/,/^```$/p' "$readme")
+parts_order=$(printf '%s\n' "$block" | sed -n 's/^parts: //p')
+edges=$(printf '%s\n' "$block" |
+	sed -n 's/^back-edge \([a-z/-]*\) -> \([a-z/-]*\):.*/\1 \2/p')
+rank_of() {
+	case $1 in daemon) echo 0; return ;; esac
+	i=1
+	for q in $parts_order; do
+		[ "$q" = "$1" ] && { echo $i; return; }
+		i=$((i + 1))
+	done
 }
 bad=""
 for src in "$top"/pager/daemon/*.c "$top"/pager/daemon/*.h; do
-	f=$(basename "$src")
-	f=${f%.?}
-	[ "$f" = pgr ] && continue
-	[ -n "$(layer_of "$f")" ] ||
-		bad="$bad
-$f has no layer in pager/daemon/README.md"
+	case $(basename "$src") in
+	pgr.h | uffd.h | daemon.c | daemon.h) ;;
+	*) bad="$bad
+$(basename "$src") is in pager/daemon/ itself, not in a part" ;;
+	esac
 done
-ok "every file of pager/daemon/ has a layer" "${bad#?}"
+for d in "$top"/pager/daemon/*/; do
+	d=$(basename "$d")
+	[ -n "$(rank_of "$d")" ] ||
+		bad="$bad
+pager/daemon/$d/ is not a part of pager/daemon/README.md"
+done
+ok "every file of pager/daemon/ is in a part ($(echo $parts_order))" "${bad#?}"
 
+# A daemon file's name as the block writes it: PART/NAME, or NAME at the
+# top of the folder.
+name_of() {
+	rel=${1#"$top"/pager/daemon/}
+	rel=${rel%.?}
+	echo "$rel"
+}
+part_of() {
+	case $1 in */*) echo "${1%%/*}" ;; *) echo daemon ;; esac
+}
 up=""
-for src in "$top"/pager/daemon/*.c "$top"/pager/daemon/*.h; do
-	f=$(basename "$src")
-	f=${f%.?}
-	[ "$f" = pgr ] && continue
-	mine=$(layer_of "$f")
-	[ -n "$mine" ] || continue
-	for h in $(sed -n 's/^#include "\([a-z-]*\)\.h"$/\1/p' "$src"); do
-		[ "$h" = pgr ] || [ "$h" = "$f" ] && continue
-		theirs=$(layer_of "$h")
+for src in "$top"/pager/daemon/*/*.[ch] "$top"/pager/daemon/*.[ch]; do
+	[ -f "$src" ] || continue
+	from=$(name_of "$src")
+	mine=$(rank_of "$(part_of "$from")")
+	for inc in $(sed -n 's/^#include "\([^"]*\)\.h"$/\1/p' "$src"); do
+		to=$(realpath -m --relative-to="$top/pager/daemon" \
+		     "$(dirname "$src")/$inc")
+		case $to in ../*) continue ;; pgr | uffd) continue ;; esac
+		theirs=$(rank_of "$(part_of "$to")")
 		[ -n "$theirs" ] && [ "$theirs" -lt "$mine" ] &&
 			up="$up
-$f $h"
+$from $to"
 	done
 done
 up=$(printf '%s\n' "$up" | grep . | sort -u || true)
@@ -133,7 +156,7 @@ for e in $(printf '%s\n' "$edges" | tr ' ' ':'); do
 		bad="$bad
 back-edge ${e%%:*} -> ${e#*:} is listed but no longer exists"
 done
-ok "daemon calls go down its layers, but for the listed back-edges ($(printf '%s\n' "$edges" | grep -c .))" \
+ok "daemon calls go down its parts, but for the listed back-edges ($(printf '%s\n' "$edges" | grep -c .))" \
 	"${bad#?}"
 
 # 6. One idea per file.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-confine.c - the daemon's confinement (pager/daemon/confine.c) applied to
+ * test-confine.c - the daemon's confinement (pager/daemon/base/confine.c) applied to
  * this process: the calls the daemon makes still work, others are
  * refused with EPERM, capabilities beyond the kept ones are gone.
  */
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../pager/daemon/confine.h"
+#include "../pager/daemon/base/confine.h"
 #include "tap.h"
 
 /* The line of /proc/self/status that starts with @key. */

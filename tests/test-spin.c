@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-spin.c - the daemon's adaptive poll window (pager/daemon/spin.c)
+ * test-spin.c - the daemon's adaptive poll window (pager/daemon/base/spin.c)
  * against KVM's halt-polling rules: a wait it covers keeps it, a short
  * wait it missed doubles it from 10 us up to the most, a wait past the
  * most halves it and drops it to 0 below 10 us; and a program whose
@@ -9,7 +9,7 @@
  */
 #include <math.h>
 
-#include "../pager/daemon/spin.h"
+#include "../pager/daemon/base/spin.h"
 #include "tap.h"
 
 #define US 1e-6

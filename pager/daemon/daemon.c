@@ -30,33 +30,33 @@
 
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "pgr.h"
-#include "arm.h"
-#include "backend.h"
-#include "client.h"
-#include "confine.h"
-#include "conn.h"
-#include "ctl.h"
+#include "base/confine.h"
+#include "base/record.h"
+#include "base/ring.h"
+#include "cache/file-wb.h"
+#include "cache/file.h"
+#include "cache/ftable.h"
+#include "control/conn.h"
+#include "control/ctl.h"
+#include "control/knobs.h"
+#include "control/proactive.h"
+#include "control/tracing.h"
+#include "core/arm.h"
+#include "core/backend.h"
+#include "core/client.h"
+#include "core/fault.h"
+#include "core/file-fault.h"
+#include "core/oom.h"
+#include "core/page.h"
 #include "daemon.h"
-#include "demote.h"
-#include "fault.h"
-#include "file-fault.h"
-#include "file.h"
-#include "file-wb.h"
-#include "ftable.h"
-#include "knobs.h"
-#include "notify.h"
-#include "oom.h"
-#include "page.h"
-#include "proactive.h"
-#include "record.h"
-#include "seal.h"
-#include "ring.h"
-#include "swap.h"
-#include "tracing.h"
-#include "redis.h"
-#include "zram.h"
-#include "zswap.h"
+#include "pgr.h"
+#include "swap/redis.h"
+#include "swap/swap.h"
+#include "swap/zram.h"
+#include "swap/zswap.h"
+#include "watch/demote.h"
+#include "watch/notify.h"
+#include "watch/seal.h"
 
 /*
  * Reclaim's background work: kswapd if the policy woke it, the agents'
@@ -134,6 +134,8 @@ static const struct pgr_ring_ops ring_ops = {
 		[PGR_IO_FILE_WRITE] = pgr_file_write_done,
 	},
 	.after = after_reap,
+	.submit = pgr_redis_flush,
+	.poll = pgr_redis_reap,
 };
 
 void pgr_stop(struct pgr *p)
@@ -339,6 +341,9 @@ struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 	uv_timer_init(p->loop, &p->demote_timer);
 	p->demote_timer.data = p;
 	p->lease_sfd = p->fan_fd = p->ftable_fd = -1;
+	/* Before the swap store opens: a Redis store is pushed and polled
+	 * through these from its first command to its last. */
+	p->ring_ops = &ring_ops;
 	err = setup_memory(p);
 	if (!err)
 		err = pgr_ftable_init(p);

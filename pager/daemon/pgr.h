@@ -47,9 +47,9 @@
 
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
-#include "cpu-latency.h"
-#include "psi.h"
-#include "spin.h"
+#include "base/cpu-latency.h"
+#include "base/psi.h"
+#include "base/spin.h"
 struct pgr;
 struct pgr_ring_ops;
 struct ftable;

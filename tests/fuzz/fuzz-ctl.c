@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../../pager/lib/log.h"
-#include "../../pager/daemon/conn.h"
+#include "../../pager/daemon/control/conn.h"
 #include "../../pager/daemon/daemon.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

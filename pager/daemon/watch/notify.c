@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * notify.c - the seccomp user-notification listeners: how the pager hears
+ * of mappings made inside libc (malloc's mmap, brk), which the shim's
+ * interposed mmap never sees.
+ *
+ * `pager run` installs, in the child it then execs, a filter that notifies
+ * anonymous private mmap calls without the shim's marker flag, and brk.
+ * The listener comes here. Each notification is answered CONTINUE at once
+ * (the call runs as if nobody looked), and its process, if it is a client,
+ * is flagged for a rescan of /proc/PID/maps shortly after, when the call
+ * has completed. madvise's recency advice (MADV_NORMAL, _RANDOM,
+ * _SEQUENTIAL) is notified too, and taken by the regions it covers.
+ * Calls from processes that are not clients (a freshly
+ * exec'd program's loader, a program without the shim) are just continued.
+ *
+ * The same filter notifies the write-family system calls that lack the
+ * shim's marker (PGR_SYSCALL_MARKER), and io_uring_setup: a write the
+ * shim did not see, into a file the page cache watches, hands that file
+ * back to the kernel before it goes on (written(), below).
+ *
+ * Owns: the seccomp listeners and the rescans they ask for.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../lib/ftable.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../cache/file.h"
+#include "../core/client.h"
+#include "../core/region.h"
+#include "../pgr.h"
+#include "demote.h"
+#include "notify.h"
+
+struct listener {
+	int fd;
+	uv_poll_t poll;
+	struct listener *next;
+};
+
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static void on_soon(uv_timer_t *t)
+{
+	pgr_rescan(t->data);
+}
+
+static void closed(uv_handle_t *h)
+{
+	struct listener *l = h->data;
+
+	close(l->fd);
+	free(l);
+}
+
+static void drop(struct pgr *p, struct listener *l)
+{
+	struct listener **pp;
+
+	for (pp = &p->listeners; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	}
+	uv_poll_stop(&l->poll);
+	uv_close((uv_handle_t *)&l->poll, closed);
+}
+
+/*
+ * The file a notified system call writes: 1 and (dev, ino) in *@st, 0 if
+ * it is no regular file, -1 if its path cannot be read. The path of
+ * truncate(2) is read through /proc/PID/mem, which never waits for a
+ * page (maps.c, pgr_mem_read()): it may be in an evicted page, and the
+ * daemon would be waiting for itself to serve it.
+ */
+static int target(const struct seccomp_notif *req, struct stat *st)
+{
+	char path[PATH_MAX + 64], name[PATH_MAX];
+
+	if (req->data.nr == SYS_truncate) {
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)req->pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		n = pread(fd, name, sizeof(name) - 1,
+			  (off_t)req->data.args[0]);
+		close(fd);
+		if (n <= 0)
+			return -1;
+		name[n] = 0;
+		if (name[0] == '/')
+			snprintf(path, sizeof(path), "%s", name);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/cwd/%s",
+				 (int)req->pid, name);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)req->pid,
+			 (int)req->data.args[0]);
+	}
+	return !stat(path, st) && S_ISREG(st->st_mode);
+}
+
+/* A truncate(2) whose path cannot be read may be of any watched inode:
+ * every one is handed back. */
+static void written_unknown(struct pgr *p, const struct seccomp_notif *req,
+			    struct pgr_notif_wait *w)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "maybe truncated by process %d past the "
+		 "shim (its path could not be read)", (int)req->pid);
+	for (uint32_t ino = 0; ino < p->nr_files_seen; ino++) {
+		if (p->files[ino].used && (p->files[ino].coh & FT_WATCHED)) {
+			pgr_demote(p, ino, why);
+			pgr_demote_wait_notif(p, ino, w);
+		}
+	}
+}
+
+/* A watched inode process @pid has open: handed back, @w waits for it. */
+static void hand_back_open(struct pgr *p, pid_t pid, struct pgr_notif_wait *w)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		int ino;
+
+		if (fstatat(dirfd(d), de->d_name, &st, 0) ||
+		    !S_ISREG(st.st_mode) ||
+		    (ino = pgr_file_find(p, st.st_dev, st.st_ino)) < 0 ||
+		    !(p->files[ino].coh & FT_WATCHED))
+			continue;
+		pgr_demote(p, (uint32_t)ino, "open in a process that set up "
+			   "an io_uring, whose writes the pager cannot see");
+		pgr_demote_wait_notif(p, (uint32_t)ino, w);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * A write-family system call without the shim's marker (libc's internal
+ * stdio writes, raw syscall(2), a program without the shim), or an
+ * io_uring being set up: a watched inode it writes (or that the ring's
+ * process has open) is handed back to the kernel before the call goes
+ * on; anything else goes on at once.
+ */
+static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
+{
+	struct pgr_notif_wait *w = pgr_demote_notif(lfd, req->id);
+	struct stat st;
+	int ino, found;
+
+	/* Nothing watched, nothing to hand back: the common case (stdio's
+	 * writes of a program that maps no file it writes) costs no stat. */
+	bool watched = p->ftable && p->ftable->nr_watched;
+
+	if (req->data.nr == SYS_io_uring_setup) {
+		struct client *c = pgr_client_find(p, tgid_of((pid_t)req->pid));
+
+		if (c) {
+			c->io_uring = true;
+			if (watched)
+				hand_back_open(p, c->pid, w);
+		}
+	} else if (watched && (found = target(req, &st)) < 0) {
+		written_unknown(p, req, w);
+	} else if (watched && found &&
+		   (ino = pgr_file_find(p, st.st_dev, st.st_ino)) >= 0 &&
+		   (p->files[ino].coh & FT_WATCHED)) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "written by process %d past the "
+			 "shim (system call %d)", (int)req->pid, req->data.nr);
+		pgr_demote(p, (uint32_t)ino, why);
+		pgr_demote_wait_notif(p, (uint32_t)ino, w);
+	}
+	pgr_demote_notif_put(w);
+}
+
+/*
+ * madvise(addr, len, MADV_NORMAL | _RANDOM | _SEQUENTIAL) of client @c
+ * (NULL: not one), answered CONTINUE already: its regions take the
+ * advice now, before the call has run. A call the kernel will refuse
+ * (EINVAL: addr not aligned) changes nothing here; a hole in the range
+ * (ENOMEM) does not stop the advice of the mappings around it, in the
+ * kernel as here.
+ */
+static void advise(struct pgr *p, struct client *c,
+		   const struct seccomp_notif *req)
+{
+	uint64_t start = req->data.args[0], len = req->data.args[1];
+	uint64_t end = (start + len + PGR_PAGE - 1) & ~(uint64_t)(PGR_PAGE - 1);
+
+	if (!c || !c->conn || (start & (PGR_PAGE - 1)) || end <= start)
+		return;
+	pgr_advise(p, c, start, end, (int)req->data.args[2]);
+}
+
+/* Take and answer one notification of @l: false if there was none (or
+ * the listener is gone: then it is dropped). */
+static bool serve(struct pgr *p, struct listener *l)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct client *c;
+
+	memset(&req, 0, sizeof(req));
+	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &req)) {
+		if (errno != EINTR && errno != ENOENT && errno != EAGAIN) {
+			pgr_warn_("a seccomp listener ended (%s): its "
+				  "processes' notified calls fail with ENOSYS "
+				  "from now on", strerror(errno));
+			drop(p, l);
+		}
+		return false;
+	}
+	if (req.data.nr != SYS_mmap && req.data.nr != SYS_brk &&
+	    req.data.nr != SYS_madvise) {
+		written(p, l->fd, &req);
+		return true;
+	}
+	resp = (struct seccomp_notif_resp){
+		.id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE,
+	};
+	ioctl(l->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	pgr_cpu_latency_event(p);
+	c = pgr_client_find(p, tgid_of((pid_t)req.pid));
+	if (req.data.nr == SYS_madvise) {
+		advise(p, c, &req);
+		return true;
+	}
+	pgr_dbg("seccomp: syscall %d of %d (%s)", req.data.nr, (int)req.pid,
+		c ? "a client" : "not a client");
+	if (c && c->conn) {
+		c->rescan = true;
+		uv_timer_start(&p->soon, on_soon, 2, 0);
+	}
+	return true;
+}
+
+/*
+ * Notified calls come in runs (a program's stdio flushing a file, malloc
+ * growing): after one, look for the next a while before the loop
+ * sleeps, so that it is answered without the daemon's wakeup, as for the
+ * userfaultfd. The while adapts to the waits between them (spin.c), up
+ * to half of fault_spin_us.
+ */
+static void on_notify(uv_poll_t *h, int status, int events)
+{
+	struct listener *l = h->data;
+	struct pgr *p = h->loop->data;
+	double most = p->spin_us * 0.5e-6, until;
+
+	if (status < 0 && fcntl(l->fd, F_GETFD) >= 0) {
+		/* EPOLLERR, told as UV_EBADF, from a listener that lives:
+		 * seccomp_notify_poll() answers it when it cannot take the
+		 * filter's notify_lock with a signal pending here, and
+		 * io_uring's task work is one (TIF_NOTIFY_SIGNAL) while a
+		 * program's thread holds the lock to post a notification.
+		 * libuv stopped the handle; dropping the listener would fail
+		 * the program's notified calls with ENOSYS. Poll it again. */
+		p->notify_epollerr++;
+		uv_poll_start(&l->poll, UV_READABLE | UV_DISCONNECT,
+			      on_notify);
+		return;
+	}
+	if (status < 0 || (events & UV_DISCONNECT)) {
+		drop(p, l);
+		return;
+	}
+	pgr_spin_came(&p->notify_spin, pgr_now(), most);
+	if (!serve(p, l))
+		return;
+	until = pgr_spin_idle(&p->notify_spin, pgr_now(), most);
+	while (p->spin_us && pgr_now() < until) {
+		struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 0) != 1)
+			continue;
+		if (pfd.revents & (POLLHUP | POLLERR))
+			return;
+		pgr_spin_came(&p->notify_spin, pgr_now(), most);
+		if (!serve(p, l))
+			return;
+		until = pgr_spin_idle(&p->notify_spin, pgr_now(), most);
+	}
+}
+
+int pgr_notify_start(struct pgr *p, int fd)
+{
+	struct listener *l = pgr_xcalloc(1, sizeof(*l));
+
+	l->fd = fd;
+	if (uv_poll_init(p->loop, &l->poll, fd)) {
+		free(l);
+		return -EINVAL;
+	}
+	l->poll.data = l;
+	uv_poll_start(&l->poll, UV_READABLE | UV_DISCONNECT, on_notify);
+	l->next = p->listeners;
+	p->listeners = l;
+	if (!uv_is_active((uv_handle_t *)&p->soon))
+		p->soon.data = p;
+	return 0;
+}
+
+void pgr_notify_stop(struct pgr *p)
+{
+	while (p->listeners)
+		drop(p, p->listeners);
+}
+
+void pgr_rescan(struct pgr *p)
+{
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+
+		if (c->used && c->rescan && c->pid > 0)
+			pgr_adopt_maps(p, c);
+	}
+}
