@@ -68,28 +68,15 @@ int daemon_parse_opt(struct daemon_args *a, int c, const char *arg,
 					       arg);
 		a->mem = v;
 		return 0;
-	case 's':
-		a->redis = NULL;
-		if (!strncmp(arg, "redis://", 8)) {
-			char why[256];
+	case 's': {
+		char why[256];
 
-			if (pgr_daemon_redis_check(arg, why, sizeof(why)))
-				return pgr_usage_error(use, "--swap %s: %s", arg,
-						       why);
-			a->redis = arg;
-			a->zram = 0;
-		} else if (pgr_zram_spec(arg)) {
-			a->zram = pgr_daemon_zram_comp(pgr_zram_spec(arg));
-			if (!a->zram)
-				return pgr_usage_error(use, "--swap %s: zram "
-						       "compresses with lz4, "
-						       "zstd or lzo", arg);
-		} else {
-			a->zram = 0;
-		}
+		if (pgr_daemon_swap_check(arg, why, sizeof(why)))
+			return pgr_usage_error(use, "--swap %s: %s", arg, why);
 		a->swap = arg;
 		a->no_swap = false;
 		return 0;
+	}
 	case 'S':
 		if (pgr_parse_size(arg, &v) || v < 4096)
 			return pgr_usage_error(use, "bad swap size '%s'", arg);
@@ -149,16 +136,8 @@ int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,
 		return 0;
 	o->swap_pages = (a->swap_size ? a->swap_size : DEFAULT_SWAP(a->mem)) /
 			4096;
-	if (a->zram) {
-		o->zram = a->zram;	/* no file */
-		return 0;
-	}
-	if (a->redis) {
-		o->redis = a->redis;	/* no file */
-		return 0;
-	}
 	if (a->swap) {
-		o->swap_path = a->swap;
+		o->swap = a->swap;	/* a file, zram or Redis */
 		return 0;
 	}
 	{
@@ -172,7 +151,7 @@ int daemon_opts(struct daemon_args *a, struct pgr_opts *o, char *swap_buf,
 			return 1;
 		}
 		close(fd);
-		o->swap_path = swap_buf;
+		o->swap = swap_buf;
 		o->swap_temp = true;
 	}
 	return 0;

@@ -31,9 +31,8 @@ int cmd_phase(int argc, char **argv);
 /* Options shared by `pager daemon` and `pager run` (cmd-daemon.c). */
 struct daemon_args {
 	uint64_t mem;			/* bytes */
-	const char *swap;		/* file, or NULL: a temporary one */
-	int zram;			/* --swap zram: pgr_opts.zram */
-	const char *redis;		/* --swap redis://...: pgr_opts.redis */
+	const char *swap;		/* --swap: a file, zram[:ALG],
+					 * redis://...; NULL: a temporary file */
 	uint64_t swap_size;		/* bytes, 0: twice the budget */
 	bool no_swap;
 	const char *socket;

@@ -50,10 +50,7 @@
 #include "core/page.h"
 #include "daemon.h"
 #include "pgr.h"
-#include "swap/redis.h"
 #include "swap/swap.h"
-#include "swap/zram.h"
-#include "swap/zswap.h"
 #include "watch/demote.h"
 #include "watch/notify.h"
 #include "watch/seal.h"
@@ -77,7 +74,7 @@ static void background(struct pgr *p)
 	pgr_flush_asks(p);
 	if (p->reclaims)
 		pgr_reclaim_step(p);
-	pgr_zswap_shrink(p);
+	pgr_swap_background(p);
 }
 
 /*
@@ -106,8 +103,8 @@ static void swapin_done(struct pgr *p, uint64_t page, int res)
 
 static void writeout_done(struct pgr *p, uint64_t page, int res)
 {
-	if (page & PGR_ZSWAP_WB)
-		pgr_zswap_wb_done(p, page, res);
+	if (page & PGR_SWAP_OWN_IO)
+		pgr_swap_own_done(p, page, res);
 	else
 		pgr_writeout_done(p, (uint32_t)page, res);
 }
@@ -134,8 +131,8 @@ static const struct pgr_ring_ops ring_ops = {
 		[PGR_IO_FILE_WRITE] = pgr_file_write_done,
 	},
 	.after = after_reap,
-	.submit = pgr_redis_flush,
-	.poll = pgr_redis_reap,
+	.submit = pgr_swap_flush,
+	.poll = pgr_swap_reap,
 };
 
 void pgr_stop(struct pgr *p)
@@ -322,7 +319,6 @@ struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop)
 
 	p->o = *o;
 	p->listen_fd = -1;
-	p->swap_fd = -1;
 	loop->data = p;
 	p->loop = loop;
 	uv_timer_init(p->loop, &p->tick);
@@ -403,7 +399,7 @@ int pgr_daemon_run(const struct pgr_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	uv_loop_init(&loop);
 	p = pgr_daemon_new(o, &loop);
-	if (p && pgr_confine(o->redis != NULL)) {
+	if (p && pgr_confine(pgr_swap_network(o->swap))) {
 		pgr_daemon_free(p);
 		p = NULL;
 	}
@@ -431,14 +427,7 @@ int pgr_daemon_run(const struct pgr_opts *o)
 	return 0;
 }
 
-int pgr_daemon_redis_check(const char *spec, char *why, size_t len)
+int pgr_daemon_swap_check(const char *spec, char *why, size_t len)
 {
-	return pgr_redis_check(spec, why, len);
-}
-
-int pgr_daemon_zram_comp(const char *name)
-{
-	enum pgr_comp c;
-
-	return pgr_comp_parse(name, &c) ? 0 : (int)c;
+	return pgr_swap_check(spec, why, len);
 }

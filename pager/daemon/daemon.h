@@ -17,11 +17,9 @@ int pgr_daemon_check(const struct pgr_opts *o);
  * listener; the fuzzer's way in), and take it down. */
 struct pgr *pgr_daemon_new(const struct pgr_opts *o, uv_loop_t *loop);
 void pgr_daemon_free(struct pgr *p);
-/* `--swap zram:NAME`: pgr_opts.zram for the compressor NAME (lz4, zstd),
- * or 0 if there is none of that name. */
-int pgr_daemon_zram_comp(const char *name);
-/* `--swap redis://...`: 0 if well formed, else -EINVAL and why. */
-int pgr_daemon_redis_check(const char *spec, char *why, size_t len);
+/* `--swap SPEC` (a file, zram[:ALG], redis://...): 0 if a swap device
+ * takes it, else -EINVAL and why. */
+int pgr_daemon_swap_check(const char *spec, char *why, size_t len);
 /* End the loop after this iteration. */
 void pgr_stop(struct pgr *p);
 

@@ -54,6 +54,7 @@ struct pgr;
 struct pgr_ring_ops;
 struct ftable;
 struct pgr_notif_wait;
+struct pgr_swap_store;
 
 /* Something waiting for write-backs to land (file.c): done() runs when
  * the last of the inodes it waits on has none in flight. */
@@ -332,12 +333,10 @@ struct swap_rec {
 
 struct pgr_opts {
 	uint64_t budget;		/* pages */
-	const char *swap_path;		/* NULL: none */
+	const char *swap;		/* --swap: a file, zram[:ALG],
+					 * redis://...; NULL: none */
 	uint64_t swap_pages;		/* capacity */
 	bool swap_temp;			/* remove the file when done */
-	int zram;			/* swap compressed in memory, no file:
-					 * enum pgr_comp (compress.h), 0 */
-	const char *redis;		/* swap in Redis: redis://... or NULL */
 	const char *socket_path;
 	bool private_mode;		/* exit when the last client leaves */
 	int ready_fd;			/* write "ready\n" here, or -1 */
@@ -382,23 +381,20 @@ struct pgr {
 					 * trim: the bottom of the stack */
 	bool *buf_released;		/* its memory went back (MADV_DONTNEED) */
 
-	/* swap */
-	int swap_fd;
+	/* swap (swap.c), its device and the front before it (store.h) */
+	const struct pgr_swap_store *swap_dev;
+	void *swap_dev_data;
+	const struct pgr_swap_store *swap_front;	/* zswap, once enabled */
+	void *swap_front_data;
 	struct swap_rec *swap;
 	uint32_t *swap_free;
 	uint32_t nr_swap_free;
 	uint64_t swap_used;
-	struct zram *zram;		/* the store with --swap zram (zram.c) */
 	uint64_t zram_mem_limit;	/* knob zram.mem_limit: bytes, 0 */
-	struct zswap *zswap;		/* the compressed pool in front of the
-					 * swap file, once zswap.enabled was
-					 * set (zswap.c) */
 	bool zswap_enabled;		/* knob zswap.enabled */
 	int zswap_comp;			/* knob zswap.compressor: enum pgr_comp */
 	unsigned int zswap_max_pool_percent;	/* knob, of the budget */
 	unsigned int zswap_accept_thr_percent;	/* knob, of the pool's max */
-	struct redis *redis;		/* the store with --swap redis://
-					 * (redis.c) */
 	uint64_t redis_timeout_ms;	/* knob redis.timeout_ms */
 	uint64_t store_goings;		/* its servers' goings seen (oom.c) */
 

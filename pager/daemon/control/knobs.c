@@ -73,8 +73,7 @@
 #include "../../lib/util.h"
 #include "../cache/file.h"
 #include "../pgr.h"
-#include "../swap/compress.h"
-#include "../swap/zswap.h"
+#include "../swap/swap.h"
 #include "knobs.h"
 
 enum knob_type {

@@ -49,9 +49,7 @@
 #include "../base/record.h"
 #include "../cache/file.h"
 #include "../pgr.h"
-#include "../swap/redis.h"
 #include "../swap/swap.h"
-#include "../swap/zswap.h"
 #include "../uffd.h"
 #include "arm.h"
 #include "fault.h"
@@ -80,7 +78,7 @@ bool pgr_in_flight(const struct pgr *p)
 	if (p->writes && p->ticks - p->writes_tick < WRITES_AWAITED_TICKS)
 		return true;
 	/* A swap store's writes, until redis.timeout_ms says it is gone. */
-	if (p->writes && pgr_redis_awaited(p))
+	if (p->writes && pgr_swap_awaited(p))
 		return true;
 	for (uint32_t k = 0; k < p->nr_clients; k++) {
 		const struct client *c = &p->clients[k];
@@ -342,7 +340,7 @@ static int start_read(struct pgr *p, struct client *c, uint32_t rid,
 		      uint32_t off, uint32_t i, bool write, bool ra)
 {
 	uint32_t slot = sl_swap(p->regions[rid].slot[off]);
-	bool zswap = pgr_zswap_holds(p, slot);	/* an exclusive load */
+	bool zswap = pgr_swap_exclusive(p, slot);	/* an exclusive load */
 	bool keep = !write && !pgr_swap_half_full(p) && !zswap;
 	struct pol_add how = { .anon = true, .swapin = true,
 			       .fault = region_has_recency(&p->regions[rid]),

@@ -18,7 +18,6 @@
 
 #include "../../lib/log.h"
 #include "../pgr.h"
-#include "../swap/redis.h"
 #include "../swap/swap.h"
 #include "client.h"
 #include "oom.h"
@@ -267,7 +266,7 @@ void pgr_oom(struct pgr *p, int group, struct client *for_client)
 
 pid_t pgr_kill_store_lost(struct pgr *p)
 {
-	uint64_t goings = pgr_redis_gone_count(p);
+	uint64_t goings = pgr_swap_lost_count(p);
 	pid_t killed = 0;
 
 	if (goings == p->store_goings)
@@ -289,7 +288,7 @@ pid_t pgr_kill_store_lost(struct pgr *p)
 			char why[300];
 
 			if (sl_tag(s) != SL_SWAP ||
-			    !pgr_redis_slot_gone(p, sl_swap(s)))
+			    !pgr_swap_slot_lost(p, sl_swap(s)))
 				continue;
 			pgr_swap_why(p, sl_swap(s), -EHOSTDOWN, why,
 				     sizeof(why));

@@ -53,7 +53,20 @@
 #include "../../lib/util.h"
 #include "../base/ring.h"
 #include "../pgr.h"
-#include "redis.h"
+#include "store.h"
+
+#define PGR_REDIS_MAX_SERVERS	64
+
+/* What the store has done, for `pager stat` (redis.*). */
+struct pgr_redis_stat {
+	uint64_t sets, gets, dels;	/* commands sent */
+	uint64_t failed_writes;		/* a SET not acknowledged */
+	uint64_t failed_reads;		/* a GET without the page */
+	uint64_t lost;			/* ... of those: the key was missing */
+	uint64_t timeouts;		/* a server declared gone for silence */
+	uint64_t reconnects;		/* connections made again */
+	uint64_t rtt_ns_sum, rtt_n;	/* GET round trips, for the mean */
+};
 
 #define TICK_MS		100		/* timeouts checked, reconnects tried */
 #define RECONNECT_MS	1000
@@ -150,13 +163,23 @@ static int parse(const char *spec, struct redis *r, char *why, size_t len)
 	return 0;
 }
 
-int pgr_redis_check(const char *spec, char *why, size_t len)
+static struct redis *redis_of(const struct pgr *p)
 {
-	struct redis *r = pgr_xcalloc(1, sizeof(*r));
-	int err = parse(spec, r, why, len);
+	return p->swap_dev_data;
+}
 
+/* "redis://HOST:PORT[,HOST:PORT...][/DB]", well formed. */
+static int redis_match(const char *spec, char *why, size_t len)
+{
+	struct redis *r;
+	int err;
+
+	if (strncmp(spec, "redis://", 8))
+		return 0;
+	r = pgr_xcalloc(1, sizeof(*r));
+	err = parse(spec, r, why, len);
 	free(r);
-	return err;
+	return err ? err : 1;
 }
 
 /* The host's first address, numeric: reconnections then need no name
@@ -473,7 +496,7 @@ static int ping(struct server *s)
 	return err;
 }
 
-int pgr_redis_open(struct pgr *p, const char *spec, uint64_t slots)
+static int redis_open(struct pgr *p, const char *spec, uint64_t slots)
 {
 	struct redis *r = pgr_xcalloc(1, sizeof(*r));
 	char why[256], host[64] = "?";
@@ -501,7 +524,7 @@ int pgr_redis_open(struct pgr *p, const char *spec, uint64_t slots)
 		 (int)getpid(), (unsigned long long)rnd);
 	r->nr_slots = slots;
 	r->where = pgr_xcalloc(slots, 1);
-	p->redis = r;
+	p->swap_dev_data = r;
 	for (unsigned int k = 0; k < r->n; k++) {
 		connect_server(&r->srv[k]);
 		r->srv[k].up = r->srv[k].ac != NULL;	/* it answered ping() */
@@ -514,6 +537,8 @@ int pgr_redis_open(struct pgr *p, const char *spec, uint64_t slots)
 	return 0;
 }
 
+static bool redis_free(struct pgr *p, uint32_t slot);
+
 static void tick_closed(uv_handle_t *h)
 {
 	*(bool *)h->data = true;
@@ -524,9 +549,9 @@ static void guard_done(uv_timer_t *t)
 	uv_timer_stop(t);
 }
 
-void pgr_redis_close(struct pgr *p)
+static void redis_close(struct pgr *p)
 {
-	struct redis *r = p->redis;
+	struct redis *r = redis_of(p);
 	bool closed = false;
 	uv_timer_t guard;
 
@@ -536,7 +561,7 @@ void pgr_redis_close(struct pgr *p)
 	/* What is left (a daemon ended with clients) goes; then a clean
 	 * disconnect flushes it, the loop running for it a second at most. */
 	for (uint64_t slot = 0; slot < r->nr_slots; slot++)
-		pgr_redis_free(p, (uint32_t)slot);
+		redis_free(p, (uint32_t)slot);
 	for (unsigned int k = 0; k < r->n; k++)
 		if (r->srv[k].ac)
 			redisAsyncDisconnect(r->srv[k].ac);
@@ -565,21 +590,26 @@ void pgr_redis_close(struct pgr *p)
 		free(r->srv[k].sent);
 	free(r->where);
 	free(r);
-	p->redis = NULL;
+	p->swap_dev_data = NULL;
 }
 
 /* ---- I/O ------------------------------------------------------------------ */
 
-int pgr_redis_write(struct pgr *p, uint32_t slot, uint32_t page,
-		    uint64_t owner, const char *buf)
+/* The completion goes through the ring (pgr_ring_finish()) when the
+ * server answers: PGR_PAGE, or -EHOSTDOWN (its server is gone),
+ * -ENODATA (the server no longer has the key). A write to no server
+ * that answers: -ENOMEM at once, as a full device. */
+static int redis_write(struct pgr *p, const struct pgr_swap_io *io)
 {
-	struct redis *r = p->redis;
-	int s = place(r, owner);
+	struct redis *r = redis_of(p);
+	uint32_t slot = io->slot, page = (uint32_t)io->tag;
+	const char *buf = io->buf;
+	int s = place(r, io->owner);
 
 	if (s < 0)
 		return -ENOMEM;
 	if (r->where[slot] && r->where[slot] != s + 1)
-		pgr_redis_free(p, slot);	/* its old copy elsewhere */
+		redis_free(p, slot);	/* its old copy elsewhere */
 	if (send_cmd(&r->srv[s], on_page, (uintptr_t)page << 2 | OP_SET,
 		     "SET %s:%u %b", r->prefix, slot, buf, (size_t)PGR_PAGE)) {
 		gone(&r->srv[s], "refused a command");
@@ -591,9 +621,10 @@ int pgr_redis_write(struct pgr *p, uint32_t slot, uint32_t page,
 	return 0;
 }
 
-int pgr_redis_read(struct pgr *p, uint32_t slot, uint32_t page)
+static int redis_read(struct pgr *p, const struct pgr_swap_io *io)
 {
-	struct redis *r = p->redis;
+	struct redis *r = redis_of(p);
+	uint32_t slot = io->slot, page = (uint32_t)io->tag;
 	struct server *s;
 
 	pgr_ring_start(p, false);
@@ -612,22 +643,23 @@ int pgr_redis_read(struct pgr *p, uint32_t slot, uint32_t page)
 	return 0;
 }
 
-void pgr_redis_free(struct pgr *p, uint32_t slot)
+static bool redis_free(struct pgr *p, uint32_t slot)
 {
-	struct redis *r = p->redis;
+	struct redis *r = redis_of(p);
 
 	if (!r || !r->where[slot])
-		return;
+		return false;
 	if (!send_cmd(&r->srv[r->where[slot] - 1], on_plain, OP_PLAIN,
 		      "DEL %s:%u", r->prefix, slot))
 		r->st.dels++;
 	r->where[slot] = 0;
+	return false;
 }
 
-void pgr_redis_why(const struct pgr *p, uint32_t slot, int res, char *buf,
-		   size_t len)
+static void redis_why(const struct pgr *p, uint32_t slot, int res,
+		      char *buf, size_t len)
 {
-	const struct redis *r = p->redis;
+	const struct redis *r = redis_of(p);
 	const char *name = r && r->where[slot] ?
 			   r->srv[r->where[slot] - 1].name : "?";
 
@@ -641,49 +673,21 @@ void pgr_redis_why(const struct pgr *p, uint32_t slot, int res, char *buf,
 		snprintf(buf, len, "the swap store at %s is gone", name);
 }
 
-const struct pgr_redis_stat *pgr_redis_stat(const struct pgr *p)
+static uint64_t redis_lost_count(const struct pgr *p)
 {
-	return p->redis ? &p->redis->st : NULL;
+	return redis_of(p) ? redis_of(p)->goings : 0;
 }
 
-bool pgr_redis_server(const struct pgr *p, unsigned int k, char *name,
-		      size_t len, bool *up)
+static bool redis_slot_lost(const struct pgr *p, uint32_t slot)
 {
-	const struct redis *r = p->redis;
-
-	if (!r || k >= r->n)
-		return false;
-	snprintf(name, len, "%s", r->srv[k].name);
-	*up = r->srv[k].up;
-	return true;
-}
-
-bool pgr_redis_server_of(const struct pgr *p, uint64_t owner, char *name,
-			 size_t len)
-{
-	int s = p->redis ? place(p->redis, owner) : -1;
-
-	if (s < 0)
-		return false;
-	snprintf(name, len, "%s", p->redis->srv[s].name);
-	return true;
-}
-
-uint64_t pgr_redis_gone_count(const struct pgr *p)
-{
-	return p->redis ? p->redis->goings : 0;
-}
-
-bool pgr_redis_slot_gone(const struct pgr *p, uint32_t slot)
-{
-	const struct redis *r = p->redis;
+	const struct redis *r = redis_of(p);
 
 	return r && r->where[slot] && !r->srv[r->where[slot] - 1].up;
 }
 
-bool pgr_redis_awaited(const struct pgr *p)
+static bool redis_awaited(const struct pgr *p)
 {
-	const struct redis *r = p->redis;
+	const struct redis *r = redis_of(p);
 
 	for (unsigned int k = 0; r && k < r->n; k++)
 		if (r->srv[k].up && r->srv[k].nr)
@@ -691,20 +695,86 @@ bool pgr_redis_awaited(const struct pgr *p)
 	return false;
 }
 
-void pgr_redis_flush(struct pgr *p)
+static void redis_flush(struct pgr *p)
 {
-	struct redis *r = p->redis;
+	struct redis *r = redis_of(p);
 
 	for (unsigned int k = 0; r && k < r->n; k++)
 		if (r->srv[k].up && r->srv[k].ac && r->srv[k].nr)
 			redisAsyncHandleWrite(r->srv[k].ac);
 }
 
-void pgr_redis_reap(struct pgr *p)
+static void redis_reap(struct pgr *p)
 {
-	struct redis *r = p->redis;
+	struct redis *r = redis_of(p);
 
 	for (unsigned int k = 0; r && k < r->n; k++)
 		if (r->srv[k].up && r->srv[k].ac && r->srv[k].nr)
 			redisAsyncHandleRead(r->srv[k].ac);
 }
+
+/* Its servers and whether they answer, its commands, its failures, and
+ * its mean GET round trip. */
+static void redis_stat(const struct pgr *p, pgr_swap_line_fn *line,
+		       void *ctx)
+{
+	const struct redis *r = redis_of(p);
+	const struct pgr_redis_stat *st;
+	unsigned int up = 0;
+
+	if (!r)
+		return;
+	st = &r->st;
+	for (unsigned int k = 0; k < r->n; k++) {
+		line(ctx, "redis.server.%s %s", r->srv[k].name,
+		     r->srv[k].up ? "up" : "gone");
+		up += r->srv[k].up;
+	}
+	line(ctx, "redis.servers %u", r->n);
+	line(ctx, "redis.servers_up %u", up);
+	line(ctx, "redis.sets %llu", (unsigned long long)st->sets);
+	line(ctx, "redis.gets %llu", (unsigned long long)st->gets);
+	line(ctx, "redis.dels %llu", (unsigned long long)st->dels);
+	line(ctx, "redis.failed_writes %llu",
+	     (unsigned long long)st->failed_writes);
+	line(ctx, "redis.failed_reads %llu",
+	     (unsigned long long)st->failed_reads);
+	line(ctx, "redis.lost %llu", (unsigned long long)st->lost);
+	line(ctx, "redis.timeouts %llu", (unsigned long long)st->timeouts);
+	line(ctx, "redis.reconnects %llu", (unsigned long long)st->reconnects);
+	if (st->rtt_n)
+		line(ctx, "redis.get_rtt_us %.1f", (double)st->rtt_ns_sum /
+		     (double)st->rtt_n / 1e3);
+	else
+		line(ctx, "redis.get_rtt_us -");
+}
+
+/* The server @owner's pages go to now, if one answers. */
+static void redis_stat_pid(const struct pgr *p, uint64_t owner,
+			   pgr_swap_line_fn *line, void *ctx)
+{
+	const struct redis *r = redis_of(p);
+	int s = r ? place(r, owner) : -1;
+
+	if (s >= 0)
+		line(ctx, "redis.server %s", r->srv[s].name);
+}
+
+const struct pgr_swap_store pgr_swap_redis = {
+	.name = "redis",
+	.match = redis_match,
+	.open = redis_open,
+	.close = redis_close,
+	.write = redis_write,
+	.read = redis_read,
+	.free = redis_free,
+	.why = redis_why,
+	.flush = redis_flush,
+	.reap = redis_reap,
+	.lost_count = redis_lost_count,
+	.slot_lost = redis_slot_lost,
+	.awaited = redis_awaited,
+	.stat = redis_stat,
+	.stat_pid = redis_stat_pid,
+	.network = true,
+};

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * swap.c - the swap device: a file read and written with O_DIRECT (so the
- * kernel's page cache does not hide the I/O) through the ring (ring.c),
- * and its slots.
+ * swap.c - the swap device's slots, and the stores that keep their bytes
+ * (store.h): the file (swap-file.c), zram (zram.c) or Redis (redis.c),
+ * as --swap names it, and zswap's pool in front of the file (zswap.c)
+ * once zswap.enabled.
  *
  * Each slot has a record: how many references it has (region slots that
  * point at it, plus the swap cache: a resident page still holding a copy),
@@ -12,39 +13,73 @@
  * ends the client instead of handing it someone else's data. A slot is
  * free when its references reach zero.
  *
- * The completions go to their owners: swap-ins to the fault path,
- * write-outs to the backend (the handlers daemon.c gives the ring).
+ * A write goes to the front first; what it does not take goes to the
+ * device. A read goes to the front if it holds the slot, else to the
+ * device. The completions go through the ring to their owners:
+ * swap-ins to the fault path, write-outs to the backend (the handlers
+ * daemon.c gives the ring), a store's own I/O back to the store. zram's
+ * and zswap's writes are done when pgr_swap_io() returns (reclaim frees
+ * the page in the same pass, as the kernel's), and their reads complete
+ * at once, handed on at the ring's next reap.
  *
- * With --swap zram there is no file: the slots' pages are compressed in
- * the daemon's memory (zram.c), and their I/O completes at once (a
- * write before pgr_swap_io() returns). With
- * --swap redis://... they are values in Redis servers (redis.c). With
- * zswap.enabled, a pool in front of the file takes what it can
- * (zswap.c): such a write is done when pgr_swap_io() returns (reclaim
- * frees the page in the same pass, as the kernel's), and a read from it
- * completes at once like zram's.
- *
- * Owns: the swap file and its slot records (references, swap cache,
- * shadow, checksum).
+ * Owns: the slot records (references, swap cache, shadow, checksum), and
+ * which stores serve them.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/ring.h"
 #include "../pgr.h"
-#include "redis.h"
+#include "store.h"
 #include "swap.h"
-#include "zram.h"
-#include "zswap.h"
 
-#define RING_ENTRIES	256
-#define CQ_ENTRIES	8192
+#define DEVICE(name) &pgr_swap_##name,
+static const struct pgr_swap_store *const devices[] = {
+	PGR_SWAP_DEVICES(DEVICE)
+};
+#undef DEVICE
+#define NR_DEVICES (sizeof(devices) / sizeof(devices[0]))
+
+/* The device @spec names; NULL with the reason in @why and -errno in
+ * @err if none takes it. */
+static const struct pgr_swap_store *device_of(const char *spec, char *why,
+					       size_t len, int *err)
+{
+	for (size_t k = 0; k < NR_DEVICES; k++) {
+		int r = devices[k]->match(spec, why, len);
+
+		if (r < 0) {
+			*err = r;
+			return NULL;
+		}
+		if (r > 0)
+			return devices[k];
+	}
+	snprintf(why, len, "no swap device by that name");
+	*err = -EINVAL;
+	return NULL;
+}
+
+int pgr_swap_check(const char *spec, char *why, size_t len)
+{
+	int err = 0;
+
+	return device_of(spec, why, len, &err) ? 0 : err;
+}
+
+bool pgr_swap_network(const char *spec)
+{
+	char why[256];
+	int err;
+	const struct pgr_swap_store *dev = spec ? device_of(spec, why,
+							    sizeof(why),
+							    &err) : NULL;
+
+	return dev && dev->network;
+}
 
 /* The slot records, every slot free. */
 static void slots_init(struct pgr *p)
@@ -59,68 +94,35 @@ static void slots_init(struct pgr *p)
 
 int pgr_swap_open(struct pgr *p)
 {
-	int fd, err;
+	const struct pgr_swap_store *dev;
+	char why[256];
+	int err = 0;
 
-	p->swap_fd = -1;
-	if (p->o.redis) {
-		char why[256];
-
-		/* Checked even by --check, which sets up no swap. */
-		err = pgr_redis_check(p->o.redis, why, sizeof(why));
-		if (err) {
-			pgr_err("--swap %s: %s", p->o.redis, why);
-			return err;
-		}
-		if (!p->o.swap_pages)
-			return 0;
-		err = pgr_redis_open(p, p->o.redis, p->o.swap_pages);
-		if (!err)
-			slots_init(p);
-		return err;
-	}
-	if (p->o.zram && p->o.swap_pages) {
-		err = pgr_zram_open(p, (enum pgr_comp)p->o.zram,
-				    p->o.swap_pages);
-		if (!err)
-			slots_init(p);
-		return err;
-	}
-	if (!p->o.swap_path || !p->o.swap_pages)
+	if (!p->o.swap)
 		return 0;
-	fd = open(p->o.swap_path, O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC,
-		  0600);
-	if (fd < 0) {
-		int err = errno;
-
-		pgr_err("cannot open swap file '%s': %s%s", p->o.swap_path,
-			strerror(err), err == EINVAL ?
-			" (the file system does not support O_DIRECT; give "
-			"--swap a file on a disk, not tmpfs)" : "");
-		return -err;
+	/* Checked even by --check, which sets up no slots; zswap.enabled
+	 * asks which device it is. */
+	dev = device_of(p->o.swap, why, sizeof(why), &err);
+	if (!dev) {
+		pgr_err("--swap %s: %s", p->o.swap, why);
+		return err;
 	}
-	if (p->o.swap_temp)
-		unlink(p->o.swap_path);	/* gone with the last descriptor */
-	if (ftruncate(fd, (off_t)(p->o.swap_pages * PGR_PAGE))) {
-		int err = errno;
-
-		pgr_err("cannot size swap file '%s': %s", p->o.swap_path,
-			strerror(err));
-		close(fd);
-		return -err;
-	}
-	slots_init(p);
-	p->swap_fd = fd;
-	return 0;
+	p->swap_dev = dev;
+	if (!p->o.swap_pages)
+		return 0;
+	err = dev->open(p, p->o.swap, p->o.swap_pages);
+	if (!err)
+		slots_init(p);
+	return err;
 }
 
 void pgr_swap_close(struct pgr *p)
 {
-	if (p->swap_fd >= 0)
-		close(p->swap_fd);
-	p->swap_fd = -1;
-	pgr_zram_close(p);
-	pgr_zswap_close(p);
-	pgr_redis_close(p);
+	if (p->swap_dev)
+		p->swap_dev->close(p);
+	if (p->swap_front)
+		p->swap_front->close(p);
+	p->swap_dev = p->swap_front = NULL;
 	free(p->swap);
 	free(p->swap_free);
 	p->swap = NULL;
@@ -148,15 +150,16 @@ bool pgr_swap_half_full(const struct pgr *p)
 void pgr_swap_put(struct pgr *p, uint32_t s)
 {
 	struct swap_rec *r = &p->swap[s];
+	bool busy;
 
 	if (--r->map)
 		return;
 	if (r->shadow)
 		pol_shadow_forget(p->pol, r->shadow);
 	r->shadow = 0;
-	pgr_zram_free(p, s);
-	pgr_redis_free(p, s);
-	if (!pgr_zswap_free(p, s))	/* else once its write-back lands */
+	busy = p->swap_front && p->swap_front->free(p, s);
+	busy |= p->swap_dev->free(p, s);
+	if (!busy)	/* else once its write-back lands */
 		pgr_swap_release(p, s);
 }
 
@@ -191,68 +194,110 @@ bool pgr_swap_verify(const struct pgr *p, uint32_t slot, const char *buf)
 void pgr_swap_why(const struct pgr *p, uint32_t slot, int res, char *buf,
 		  size_t len)
 {
-	if (p->redis && res < 0)
-		pgr_redis_why(p, slot, res, buf, len);
+	if (res < 0 && p->swap_dev->why)
+		p->swap_dev->why(p, slot, res, buf, len);
 	else
 		snprintf(buf, len, "swap read failed (%s)",
 			 res < 0 ? strerror(-res) : "short read");
 }
 
+/* Does @st answer @op for @slot (a store without the operation: no)? */
+#define ASK(st, op, ...) ((st) && (st)->op && (st)->op(__VA_ARGS__))
+
+bool pgr_swap_exclusive(const struct pgr *p, uint32_t slot)
+{
+	return ASK(p->swap_front, exclusive, p, slot) ||
+	       ASK(p->swap_dev, exclusive, p, slot);
+}
+
 int pgr_swap_io(struct pgr *p, uint32_t page, uint32_t slot, bool write)
 {
-	char *buf = pgr_buf(p, p->pages[page].buf);
+	const struct pgr_swap_store *front = p->swap_front, *dev = p->swap_dev;
+	struct pgr_swap_io io = {
+		.slot = slot, .tag = page, .buf = pgr_buf(p, p->pages[page].buf),
+	};
 	int err;
 
-	if (p->redis) {
-		if (!write)
-			return pgr_redis_read(p, slot, page);
-		err = pgr_redis_write(p, slot, page,
-				      (uint64_t)pgr_page_client(p, page)->pid,
-				      buf);
-		if (!err)
-			p->swap[slot].sum = page_sum(buf);
+	if (write) {
+		const struct client *c = pgr_page_client(p, page);
+
+		io.owner = (uint64_t)c->pid;
+		io.group = c->group;
+		err = front ? front->write(p, &io) : -ENOSPC;
+		if (err == -ENOSPC)	/* not taken: to the device */
+			err = dev->write(p, &io);
+		if (err >= 0)
+			p->swap[slot].sum = page_sum(io.buf);
 		return err;
 	}
-	if (p->zram) {
-		/* A write is done when this returns, as zram's bio completes
-		 * inside its submission (reclaim frees the page in the same
-		 * pass); one zram refuses (zram.mem_limit) is refused here,
-		 * as a full swap device refuses a slot. A read completes on
-		 * the loop's next turn, like the ring's; one that fails
-		 * stops the client. */
-		if (write) {
-			err = pgr_zram_write(p, slot, buf);
-			if (err)
-				return err;
-			p->swap[slot].sum = page_sum(buf);
-			return PGR_SWAP_DONE;
-		}
-		err = pgr_zram_read(p, slot, buf);
-		pgr_ring_done(p, false, PGR_IO_SWAP_READ, page,
-			      err ? err : PGR_PAGE);
-		return 0;
-	}
-	if (!write && pgr_zswap_holds(p, slot)) {
-		err = pgr_zswap_load(p, slot, buf);
-		pgr_ring_done(p, false, PGR_IO_SWAP_READ, page,
-			      err ? err : PGR_PAGE);
-		return 0;
-	}
-	if (write && p->zswap) {
-		err = pgr_zswap_store(p, slot, buf, pgr_page_client(p, page)->group);
-		if (err == -EBUSY)
-			return err;
-		if (!err) {	/* synchronous, as zswap_store() */
-			p->swap[slot].sum = page_sum(buf);
-			return PGR_SWAP_STORED;
-		}
-		/* -ENOSPC: not taken, to the file */
-	}
-	err = pgr_ring_queue(p, p->swap_fd, buf, PGR_PAGE,
-			     (off_t)slot * PGR_PAGE, write,
-			     write ? PGR_IO_SWAP_WRITE : PGR_IO_SWAP_READ,
-			     page);
-	if (!err && write)
-		p->swap[slot].sum = page_sum(buf);
-	return err;
+	err = front ? front->read(p, &io) : -ENOENT;
+	return err == -ENOENT ? dev->read(p, &io) : err;
+}
+
+/* The store whose own I/O (PGR_SWAP_OWN_IO) completed: the front's if it
+ * does any, else the device's. */
+void pgr_swap_own_done(struct pgr *p, uint64_t tag, int res)
+{
+	const struct pgr_swap_store *st = p->swap_front &&
+					  p->swap_front->own_done ?
+					  p->swap_front : p->swap_dev;
+
+	st->own_done(p, tag, res);
+}
+
+/* Run @op of the device, then of the front, where they have it. */
+#define EACH(op, ...) do {						\
+	if (p->swap_dev && p->swap_dev->op)				\
+		p->swap_dev->op(__VA_ARGS__);				\
+	if (p->swap_front && p->swap_front->op)				\
+		p->swap_front->op(__VA_ARGS__);				\
+} while (0)
+
+void pgr_swap_flush(struct pgr *p)
+{
+	EACH(flush, p);
+}
+
+void pgr_swap_reap(struct pgr *p)
+{
+	EACH(reap, p);
+}
+
+void pgr_swap_background(struct pgr *p)
+{
+	EACH(background, p);
+}
+
+void pgr_swap_stat(const struct pgr *p, pgr_swap_line_fn *line, void *ctx)
+{
+	EACH(stat, p, line, ctx);
+}
+
+void pgr_swap_stat_group(const struct pgr *p, int group,
+			 pgr_swap_line_fn *line, void *ctx)
+{
+	EACH(stat_group, p, group, line, ctx);
+}
+
+void pgr_swap_stat_pid(const struct pgr *p, uint64_t owner,
+		       pgr_swap_line_fn *line, void *ctx)
+{
+	EACH(stat_pid, p, owner, line, ctx);
+}
+
+bool pgr_swap_awaited(const struct pgr *p)
+{
+	return ASK(p->swap_dev, awaited, p) || ASK(p->swap_front, awaited, p);
+}
+
+uint64_t pgr_swap_lost_count(const struct pgr *p)
+{
+	const struct pgr_swap_store *dev = p->swap_dev;
+
+	return dev && dev->lost_count ? dev->lost_count(p) : 0;
+}
+
+bool pgr_swap_slot_lost(const struct pgr *p, uint32_t slot)
+{
+	return ASK(p->swap_dev, slot_lost, p, slot);
 }

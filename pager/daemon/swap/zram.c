@@ -27,20 +27,37 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../lib/log.h"
 #include "../../lib/util.h"
+#include "../base/ring.h"
 #include "../pgr.h"
 #include "compress.h"
-#include "zram.h"
+#include "store.h"
 
 /* zsmalloc's huge_class_size with 4 KiB pages: a page compressed to
  * this or more is stored as it is. */
 #define HUGE_CLASS	3264
 
 enum { Z_EMPTY, Z_SAME, Z_COMP, Z_HUGE };
+
+/* zram's mm_stat, in bytes and pages as /sys/block/zram0/mm_stat has
+ * them; and its io_stat's failures. */
+struct pgr_zram_stat {
+	uint64_t orig_data_size;	/* bytes of the pages stored */
+	uint64_t compr_data_size;	/* bytes they take compressed */
+	uint64_t mem_used_total;	/* bytes the allocator gave for them */
+	uint64_t mem_used_max;
+	uint64_t same_pages;		/* stored as one word */
+	uint64_t huge_pages;		/* stored whole */
+	uint64_t huge_pages_since;	/* ever */
+	uint64_t failed_writes;		/* refused: zram.mem_limit */
+	uint64_t failed_reads;
+};
+
 
 struct zslot {
 	union {
@@ -61,18 +78,36 @@ struct zram {
 	bool warned;			/* mem_limit reached, said once */
 };
 
-int pgr_zram_open(struct pgr *p, enum pgr_comp comp, uint64_t slots)
+/* "zram", "zram:ALG": lz4 (the default), zstd or lzo. */
+static int zram_match(const char *spec, char *why, size_t len)
+{
+	const char *alg = pgr_zram_spec(spec);
+	enum pgr_comp comp;
+
+	if (!alg)
+		return 0;
+	if (pgr_comp_parse(alg, &comp)) {
+		snprintf(why, len, "zram compresses with lz4, zstd or lzo");
+		return -EINVAL;
+	}
+	return 1;
+}
+
+static void zram_close(struct pgr *p);
+
+static int zram_open(struct pgr *p, const char *spec, uint64_t slots)
 {
 	struct zram *z = pgr_xcalloc(1, sizeof(*z));
 
-	z->comp = comp;
+	if (pgr_comp_parse(pgr_zram_spec(spec), &z->comp))
+		z->comp = PGR_COMP_LZ4;	/* zram_match() said it is one */
 	z->nr_slots = slots;
 	z->slots = pgr_xcalloc(slots, sizeof(*z->slots));
 	z->cz = pgr_compressor_new();
-	p->zram = z;
+	p->swap_dev_data = z;
 	if (!z->cz) {
 		pgr_err("zram: cannot set up zstd");
-		pgr_zram_close(p);
+		zram_close(p);
 		return -ENOMEM;
 	}
 	return 0;
@@ -99,9 +134,9 @@ static void slot_free(struct zram *z, struct zslot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void pgr_zram_close(struct pgr *p)
+static void zram_close(struct pgr *p)
 {
-	struct zram *z = p->zram;
+	struct zram *z = p->swap_dev_data;
 
 	if (!z)
 		return;
@@ -110,7 +145,7 @@ void pgr_zram_close(struct pgr *p)
 	free(z->slots);
 	pgr_compressor_free(z->cz);
 	free(z);
-	p->zram = NULL;
+	p->swap_dev_data = NULL;
 }
 
 /* A page of one repeated word, as zram's page_same_filled(). */
@@ -128,9 +163,11 @@ static bool same_filled(const char *page, uint64_t *word)
 	return true;
 }
 
-int pgr_zram_write(struct pgr *p, uint32_t slot, const char *page)
+/* Store @page in @slot (what it held is dropped): 0, or -ENOMEM
+ * (zram.mem_limit, or no memory). */
+static int store(struct pgr *p, uint32_t slot, const char *page)
 {
-	struct zram *z = p->zram;
+	struct zram *z = p->swap_dev_data;
 	struct zslot *s = &z->slots[slot], n = { .kind = Z_COMP };
 	size_t len, used;
 
@@ -177,9 +214,10 @@ stored:
 	return 0;
 }
 
-int pgr_zram_read(struct pgr *p, uint32_t slot, char *page)
+/* @slot's page into @page: 0, or -EIO (never written, or corrupt). */
+static int load(struct pgr *p, uint32_t slot, char *page)
 {
-	struct zram *z = p->zram;
+	struct zram *z = p->swap_dev_data;
 	struct zslot *s = &z->slots[slot];
 
 	switch (s->kind) {
@@ -197,18 +235,77 @@ int pgr_zram_read(struct pgr *p, uint32_t slot, char *page)
 	return -EIO;			/* never written: nothing to hand out */
 }
 
-void pgr_zram_free(struct pgr *p, uint32_t slot)
+/*
+ * A write is done when this returns, as zram's bio completes inside its
+ * submission (reclaim frees the page in the same pass); one zram refuses
+ * (zram.mem_limit) is refused here, as a full swap device refuses a
+ * slot. A read completes on the loop's next turn, like the ring's; one
+ * that fails stops the client.
+ */
+static int zram_write(struct pgr *p, const struct pgr_swap_io *io)
 {
-	if (p->zram)
-		slot_free(p->zram, &p->zram->slots[slot]);
+	int err = store(p, io->slot, io->buf);
+
+	return err ? err : PGR_SWAP_DONE;
 }
 
-const struct pgr_zram_stat *pgr_zram_stat(const struct pgr *p)
+static int zram_read(struct pgr *p, const struct pgr_swap_io *io)
 {
-	return p->zram ? &p->zram->st : NULL;
+	int err = load(p, io->slot, io->buf);
+
+	pgr_ring_done(p, false, PGR_IO_SWAP_READ, io->tag,
+		      err ? err : PGR_PAGE);
+	return 0;
 }
 
-enum pgr_comp pgr_zram_comp(const struct pgr *p)
+static bool zram_free(struct pgr *p, uint32_t slot)
 {
-	return p->zram->comp;
+	struct zram *z = p->swap_dev_data;
+
+	slot_free(z, &z->slots[slot]);
+	return false;
 }
+
+/* mm_stat under its field names, and the compression ratio. */
+static void zram_stat(const struct pgr *p, pgr_swap_line_fn *line, void *ctx)
+{
+	const struct zram *z = p->swap_dev_data;
+	const struct pgr_zram_stat *st;
+
+	if (!z)
+		return;
+	st = &z->st;
+	line(ctx, "zram.comp_algorithm %s", pgr_comp_name(z->comp));
+	line(ctx, "zram.orig_data_size %llu",
+	     (unsigned long long)st->orig_data_size);
+	line(ctx, "zram.compr_data_size %llu",
+	     (unsigned long long)st->compr_data_size);
+	line(ctx, "zram.mem_used_total %llu",
+	     (unsigned long long)st->mem_used_total);
+	line(ctx, "zram.mem_limit %llu", (unsigned long long)p->zram_mem_limit);
+	line(ctx, "zram.mem_used_max %llu",
+	     (unsigned long long)st->mem_used_max);
+	line(ctx, "zram.same_pages %llu", (unsigned long long)st->same_pages);
+	line(ctx, "zram.huge_pages %llu", (unsigned long long)st->huge_pages);
+	line(ctx, "zram.huge_pages_since %llu",
+	     (unsigned long long)st->huge_pages_since);
+	line(ctx, "zram.failed_writes %llu",
+	     (unsigned long long)st->failed_writes);
+	/* as zramctl's DATA over COMPR; same-filled pages take no bytes */
+	if (st->compr_data_size)
+		line(ctx, "zram.compr_ratio %.2f", (double)st->orig_data_size /
+		     (double)st->compr_data_size);
+	else
+		line(ctx, "zram.compr_ratio -");
+}
+
+const struct pgr_swap_store pgr_swap_zram = {
+	.name = "zram",
+	.match = zram_match,
+	.open = zram_open,
+	.close = zram_close,
+	.write = zram_write,
+	.read = zram_read,
+	.free = zram_free,
+	.stat = zram_stat,
+};

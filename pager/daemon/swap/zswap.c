@@ -52,14 +52,27 @@
 #include "../core/page.h"
 #include "../pgr.h"
 #include "compress.h"
+#include "store.h"
 #include "swap.h"
-#include "zswap.h"
 
 #define CLASS_DELTA	32
 #define NR_CLASSES	(PGR_PAGE / CLASS_DELTA)	/* sizes 32 .. 4096 */
 #define ZSPAGE_MAX	4
 #define OBJ_NONE	UINT16_MAX
 #define WB_MAX		32		/* write-backs in flight at most */
+
+/* /sys/kernel/debug/zswap/, under its names. */
+struct pgr_zswap_stat {
+	uint64_t stored_pages;		/* entries in the pool */
+	uint64_t pool_pages;		/* pages the pool takes (charged) */
+	uint64_t compressed_bytes;	/* what its entries take */
+	uint64_t pool_limit_hit;	/* stores that found the pool full */
+	uint64_t reject_alloc_fail;	/* no free page for the pool */
+	uint64_t reject_compress_poor;	/* did not compress below a page */
+	uint64_t decompress_fail;
+	uint64_t written_back_pages;	/* moved to the swap file */
+	uint64_t wb_skipped;		/* write-backs skipped: swap cache */
+};
 
 /* Entry flags. */
 enum {
@@ -360,42 +373,60 @@ static void entry_free(struct pgr *p, struct zswap *z, uint32_t slot)
 	e->flags = 0;
 }
 
+static struct zswap *zswap_of(const struct pgr *p)
+{
+	return p->swap_front_data;
+}
+
+/* The pool, empty, for @slots slots of the file. */
+static int zswap_open(struct pgr *p, const char *spec, uint64_t slots)
+{
+	struct zswap *z = pgr_xcalloc(1, sizeof(*z));
+
+	(void)spec;
+	z->cz = pgr_compressor_new();
+	if (!z->cz) {
+		free(z);
+		return -ENOMEM;
+	}
+	z->nr_slots = slots;
+	z->e = pgr_xcalloc(z->nr_slots, sizeof(*z->e));
+	for (uint64_t s = 0; s < z->nr_slots; s++)
+		z->e[s].zspage = PGR_NONE;
+	z->partial = pgr_xcalloc((size_t)POL_MAX_GROUPS * NR_CLASSES,
+				 sizeof(*z->partial));
+	memset(z->partial, 0xff, (size_t)POL_MAX_GROUPS * NR_CLASSES *
+	       sizeof(*z->partial));
+	for (unsigned int c = 0; c < NR_CLASSES; c++)
+		class_init(&z->cls[c], (uint16_t)((c + 1) * CLASS_DELTA));
+	z->oldest = z->newest = z->free_zs = PGR_NONE;
+	for (unsigned int w = 0; w < WB_MAX; w++)
+		z->wb[w].buf = PGR_NONE;
+	p->swap_front_data = z;
+	return 0;
+}
+
+/* The pool goes in front of the file at the first Y, and stays (what it
+ * holds is read back from it) when N stops its stores. */
 int pgr_zswap_enable(struct pgr *p, bool on)
 {
-	struct zswap *z = p->zswap;
-
-	if (on && (p->o.zram || p->o.redis || !p->o.swap_path))
+	if (on && p->swap_dev != &pgr_swap_file)
 		return -ENODEV;
 	/* No slots (`--check`): the setting is taken, no pool made. */
-	if (on && !z && pgr_has_swap(p)) {
-		z = pgr_xcalloc(1, sizeof(*z));
-		z->cz = pgr_compressor_new();
-		if (!z->cz) {
-			free(z);
-			return -ENOMEM;
-		}
-		z->nr_slots = p->o.swap_pages;
-		z->e = pgr_xcalloc(z->nr_slots, sizeof(*z->e));
-		for (uint64_t s = 0; s < z->nr_slots; s++)
-			z->e[s].zspage = PGR_NONE;
-		z->partial = pgr_xcalloc((size_t)POL_MAX_GROUPS * NR_CLASSES,
-					 sizeof(*z->partial));
-		memset(z->partial, 0xff, (size_t)POL_MAX_GROUPS * NR_CLASSES *
-		       sizeof(*z->partial));
-		for (unsigned int c = 0; c < NR_CLASSES; c++)
-			class_init(&z->cls[c], (uint16_t)((c + 1) * CLASS_DELTA));
-		z->oldest = z->newest = z->free_zs = PGR_NONE;
-		for (unsigned int w = 0; w < WB_MAX; w++)
-			z->wb[w].buf = PGR_NONE;
-		p->zswap = z;
+	if (on && !zswap_of(p) && pgr_has_swap(p)) {
+		int err = zswap_open(p, NULL, p->o.swap_pages);
+
+		if (err)
+			return err;
+		p->swap_front = &pgr_swap_zswap;
 	}
 	p->zswap_enabled = on;
 	return 0;
 }
 
-void pgr_zswap_close(struct pgr *p)
+static void zswap_close(struct pgr *p)
 {
-	struct zswap *z = p->zswap;
+	struct zswap *z = zswap_of(p);
 
 	if (!z)
 		return;
@@ -404,7 +435,7 @@ void pgr_zswap_close(struct pgr *p)
 	free(z->partial);
 	pgr_compressor_free(z->cz);
 	free(z);
-	p->zswap = NULL;
+	p->swap_front_data = NULL;
 }
 
 /* ---- store, load, free ------------------------------------------------------- */
@@ -429,10 +460,17 @@ static bool check_limits(struct pgr *p, struct zswap *z)
 	return !z->full;
 }
 
-int pgr_zswap_store(struct pgr *p, uint32_t slot, const char *page,
-		    int group)
+/*
+ * zswap_store(): keep @page, written to @slot, compressed in the pool,
+ * charged to @group. What @slot held in the pool before goes first,
+ * stored or not. 0: stored (no I/O); -ENOSPC: not stored (disabled, the
+ * pool full, no page for it, or the page does not compress): write it
+ * to the file; -EBUSY: @slot's old entry is being written back: try
+ * later.
+ */
+static int store(struct pgr *p, uint32_t slot, const char *page, int group)
 {
-	struct zswap *z = p->zswap;
+	struct zswap *z = zswap_of(p);
 	struct zentry *e;
 	enum pgr_comp comp = (enum pgr_comp)p->zswap_comp;
 	size_t len;
@@ -473,10 +511,12 @@ int pgr_zswap_store(struct pgr *p, uint32_t slot, const char *page,
 	return 0;
 }
 
-bool pgr_zswap_holds(const struct pgr *p, uint32_t slot)
+/* Is @slot's page in the pool (or on its way to the file)? Its load is
+ * exclusive. */
+static bool zswap_holds(const struct pgr *p, uint32_t slot)
 {
-	return p->zswap && (p->zswap->e[slot].zspage != PGR_NONE ||
-			    (p->zswap->e[slot].flags & ZE_WB));
+	return zswap_of(p) && (zswap_of(p)->e[slot].zspage != PGR_NONE ||
+			    (zswap_of(p)->e[slot].flags & ZE_WB));
 }
 
 /* @slot's entry decompressed into @page: 0, or -EIO. */
@@ -502,12 +542,15 @@ static int decompress(struct pgr *p, struct zswap *z, uint32_t slot,
 	return err;
 }
 
-int pgr_zswap_load(struct pgr *p, uint32_t slot, char *page)
+/* zswap_load(): @slot's page into @page, counted as zswpin: 0, or -EIO.
+ * The entry stays until the slot is freed (the fault path frees it:
+ * exclusive loads). */
+static int load(struct pgr *p, uint32_t slot, char *page)
 {
-	int err = decompress(p, p->zswap, slot, page);
+	int err = decompress(p, zswap_of(p), slot, page);
 
 	if (!err)
-		pol_count(p->pol, p->zswap->e[slot].group, POL_ZSWPIN, 1);
+		pol_count(p->pol, zswap_of(p)->e[slot].group, POL_ZSWPIN, 1);
 	return err;
 }
 
@@ -521,9 +564,11 @@ static void wb_end(struct pgr *p, struct zswap *z, struct writeback *wb)
 	z->e[wb->slot].flags = 0;
 }
 
-bool pgr_zswap_free(struct pgr *p, uint32_t slot)
+/* @slot is freed: its entry goes. True if its write-back is in flight:
+ * the slot may be used again only once zswap_own_done() frees it. */
+static bool zswap_free(struct pgr *p, uint32_t slot)
 {
-	struct zswap *z = p->zswap;
+	struct zswap *z = zswap_of(p);
 	struct zentry *e;
 
 	if (!z)
@@ -576,10 +621,13 @@ static int writeback_one(struct pgr *p, struct zswap *z)
 		return -ENOMEM;
 	buf = pgr_buf(p, z->wb[w].buf);
 	err = decompress(p, z, slot, buf);
-	if (!err)
-		err = pgr_ring_queue(p, p->swap_fd, buf, PGR_PAGE,
-				     (off_t)slot * PGR_PAGE, true,
-				     PGR_IO_SWAP_WRITE, PGR_ZSWAP_WB | w);
+	if (!err) {
+		/* To the device under the pool (the file), as its own I/O. */
+		struct pgr_swap_io io = { .slot = slot, .buf = buf,
+					  .tag = PGR_SWAP_OWN_IO | w };
+
+		err = p->swap_dev->write(p, &io);
+	}
 	if (err) {
 		pgr_buf_put(p, z->wb[w].buf);
 		z->wb[w].buf = PGR_NONE;
@@ -596,9 +644,11 @@ static int writeback_one(struct pgr *p, struct zswap *z)
 	return 1;
 }
 
-void pgr_zswap_shrink(struct pgr *p)
+/* The shrink worker: while the pool is over its accept threshold after
+ * filling up, write its oldest entries back to the file. */
+static void zswap_shrink(struct pgr *p)
 {
-	struct zswap *z = p->zswap;
+	struct zswap *z = zswap_of(p);
 	uint64_t thr;
 	unsigned int passed = 0;
 
@@ -616,10 +666,11 @@ void pgr_zswap_shrink(struct pgr *p)
 	}
 }
 
-void pgr_zswap_wb_done(struct pgr *p, uint64_t arg, int res)
+/* A write-back's completion (@arg carries PGR_SWAP_OWN_IO). */
+static void zswap_own_done(struct pgr *p, uint64_t arg, int res)
 {
-	struct zswap *z = p->zswap;
-	struct writeback *wb = &z->wb[arg & ~PGR_ZSWAP_WB];
+	struct zswap *z = zswap_of(p);
+	struct writeback *wb = &z->wb[arg & ~PGR_SWAP_OWN_IO];
 	struct zentry *e = &z->e[wb->slot];
 
 	bool dead = e->flags & ZE_DEAD;
@@ -641,16 +692,86 @@ void pgr_zswap_wb_done(struct pgr *p, uint64_t arg, int res)
 		pgr_swap_release(p, wb->slot);
 }
 
-const struct pgr_zswap_stat *pgr_zswap_stat(const struct pgr *p)
+/* ---- the table ------------------------------------------------------------- */
+
+static int zswap_write(struct pgr *p, const struct pgr_swap_io *io)
 {
-	return p->zswap ? &p->zswap->st : NULL;
+	int err = store(p, io->slot, io->buf, io->group);
+
+	return err ? err : PGR_SWAP_STORED;	/* synchronous, as zswap_store() */
 }
 
-void pgr_zswap_group(const struct pgr *p, int group, uint64_t *zswap,
-		     uint64_t *zswapped)
+static int zswap_read(struct pgr *p, const struct pgr_swap_io *io)
 {
-	const struct zswap *z = p->zswap;
+	int err;
 
-	*zswap = z ? z->g_pages[group] * PGR_PAGE : 0;
-	*zswapped = z ? z->g_stored[group] * PGR_PAGE : 0;
+	if (!zswap_holds(p, io->slot))
+		return -ENOENT;
+	err = load(p, io->slot, io->buf);
+	pgr_ring_done(p, false, PGR_IO_SWAP_READ, io->tag,
+		      err ? err : PGR_PAGE);
+	return 0;
 }
+
+/* /sys/kernel/debug/zswap/ under its names, and the compression ratio. */
+static void zswap_stat(const struct pgr *p, pgr_swap_line_fn *line,
+		       void *ctx)
+{
+	const struct zswap *z = zswap_of(p);
+	const struct pgr_zswap_stat *st;
+
+	if (!z)
+		return;
+	st = &z->st;
+	line(ctx, "zswap.stored_pages %llu",
+	     (unsigned long long)st->stored_pages);
+	line(ctx, "zswap.pool_total_size %llu",
+	     (unsigned long long)st->pool_pages * PGR_PAGE);
+	line(ctx, "zswap.compressed_bytes %llu",
+	     (unsigned long long)st->compressed_bytes);
+	line(ctx, "zswap.pool_limit_hit %llu",
+	     (unsigned long long)st->pool_limit_hit);
+	line(ctx, "zswap.reject_alloc_fail %llu",
+	     (unsigned long long)st->reject_alloc_fail);
+	line(ctx, "zswap.reject_compress_poor %llu",
+	     (unsigned long long)st->reject_compress_poor);
+	line(ctx, "zswap.decompress_fail %llu",
+	     (unsigned long long)st->decompress_fail);
+	line(ctx, "zswap.written_back_pages %llu",
+	     (unsigned long long)st->written_back_pages);
+	line(ctx, "zswap.writeback_skipped %llu",
+	     (unsigned long long)st->wb_skipped);
+	if (st->pool_pages)
+		line(ctx, "zswap.ratio %.2f", (double)st->stored_pages /
+		     (double)st->pool_pages);
+	else
+		line(ctx, "zswap.ratio -");
+}
+
+/* memory.stat's zswap (the pool's bytes charged to @group) and zswapped
+ * (the bytes of the pages it holds for it). */
+static void zswap_stat_group(const struct pgr *p, int group,
+			     pgr_swap_line_fn *line, void *ctx)
+{
+	const struct zswap *z = zswap_of(p);
+
+	if (!z)
+		return;
+	line(ctx, "zswap %llu", (unsigned long long)z->g_pages[group] * PGR_PAGE);
+	line(ctx, "zswapped %llu",
+	     (unsigned long long)z->g_stored[group] * PGR_PAGE);
+}
+
+const struct pgr_swap_store pgr_swap_zswap = {
+	.name = "zswap",
+	.open = zswap_open,
+	.close = zswap_close,
+	.write = zswap_write,
+	.read = zswap_read,
+	.free = zswap_free,
+	.exclusive = zswap_holds,
+	.background = zswap_shrink,
+	.own_done = zswap_own_done,
+	.stat = zswap_stat,
+	.stat_group = zswap_stat_group,
+};
