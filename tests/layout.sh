@@ -8,6 +8,8 @@
 # - in pager/daemon/, every file is in a part (a sub-folder) its README's
 #   block names, and includes only headers of its own part or below, but
 #   for the back-edges listed there (each listed one must still exist);
+#   of another part it includes the one header that part exports,
+#   PART/PART.h;
 # - no source file over 900 lines;
 # - every file Makefile.am names is in the tree, and not hidden from git
 #   by .gitignore (bench-pressure.sh was, and a clean clone had no
@@ -26,7 +28,7 @@ ok() {
 		fails=$((fails + 1))
 	fi
 }
-echo "1..7"
+echo "1..8"
 
 # 1. pager/ itself holds the parts, not their files.
 loose=$(cd "$top/pager" && ls -- *.c *.h 2>/dev/null)
@@ -120,14 +122,15 @@ done
 ok "every file of pager/daemon/ is in a part ($(echo $parts_order))" "${bad#?}"
 
 # A daemon file's name as the block writes it: PART/NAME, or NAME at the
-# top of the folder.
+# top of the folder; a part's header PART/PART.h is the part, PART.
 name_of() {
 	rel=${1#"$top"/pager/daemon/}
 	rel=${rel%.?}
+	case $rel in "${rel%%/*}/${rel%%/*}") rel=${rel%%/*} ;; esac
 	echo "$rel"
 }
 part_of() {
-	case $1 in */*) echo "${1%%/*}" ;; *) echo daemon ;; esac
+	case $1 in */*) echo "${1%%/*}" ;; daemon | pgr | uffd) echo daemon ;; *) echo "$1" ;; esac
 }
 up=""
 for src in "$top"/pager/daemon/*/*.[ch] "$top"/pager/daemon/*.[ch]; do
@@ -138,6 +141,7 @@ for src in "$top"/pager/daemon/*/*.[ch] "$top"/pager/daemon/*.[ch]; do
 		to=$(realpath -m --relative-to="$top/pager/daemon" \
 		     "$(dirname "$src")/$inc")
 		case $to in ../*) continue ;; pgr | uffd) continue ;; esac
+		to=$(name_of "$top/pager/daemon/$to.h")
 		theirs=$(rank_of "$(part_of "$to")")
 		[ -n "$theirs" ] && [ "$theirs" -lt "$mine" ] &&
 			up="$up
@@ -174,3 +178,22 @@ bad=$(cd "$top" && grep -oE '(^|[[:space:]=])(tests|examples|pager|policy|docs)/
 	fi
 done)
 ok "every file Makefile.am names is in the tree and not git-ignored" "$bad"
+
+# 8. A part is entered by its header: an include from another part, from
+#    daemon.c or from a test names PART/PART.h, never a file's own header.
+bad=""
+for src in "$top"/pager/daemon/*/*.[ch] "$top"/pager/daemon/*.[ch] \
+	   "$top"/tests/*.c "$top"/tests/fuzz/*.c; do
+	[ -f "$src" ] || continue
+	here=$(realpath -m --relative-to="$top/pager/daemon" "$(dirname "$src")")
+	for inc in $(sed -n 's/^#include "\([^"]*\)\.h"$/\1/p' "$src"); do
+		to=$(realpath -m --relative-to="$top/pager/daemon" \
+		     "$(dirname "$src")/$inc")
+		case $to in ../* | pgr | uffd | daemon) continue ;; esac
+		p=${to%%/*}
+		[ "$p" = "$here" ] || [ "$to" = "$p/$p" ] ||
+			bad="$bad
+${src#"$top"/} includes $to.h, not $p/$p.h"
+	done
+done
+ok "another part is entered by its header, PART/PART.h" "${bad#?}"

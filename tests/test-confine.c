@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../pager/daemon/base/confine.h"
+#include "../pager/daemon/base/base.h"
 #include "tap.h"
 
 /* The line of /proc/self/status that starts with @key. */

@@ -9,7 +9,7 @@
  */
 #include <math.h>
 
-#include "../pager/daemon/base/spin.h"
+#include "../pager/daemon/base/base.h"
 #include "tap.h"
 
 #define US 1e-6

@@ -47,9 +47,7 @@
 
 #include "../../policy/pol.h"
 #include "../lib/phase.h"
-#include "base/cpu-latency.h"
-#include "base/psi.h"
-#include "base/spin.h"
+#include "base/base.h"
 struct pgr;
 struct pgr_ring_ops;
 struct ftable;

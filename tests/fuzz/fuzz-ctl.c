@@ -12,9 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../pager/lib/log.h"
-#include "../../pager/daemon/control/conn.h"
+#include "../../pager/daemon/control/control.h"
 #include "../../pager/daemon/daemon.h"
+#include "../../pager/lib/log.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -39,7 +39,7 @@
 
 #include "../../lib/log.h"
 #include "../pgr.h"
-#include "confine.h"
+#include "base.h"
 
 /* What the event loop, the fault path, I/O, control and the file cache
  * call, found by tracing the test suite's daemons (strace -f -c) and

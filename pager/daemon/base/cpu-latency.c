@@ -16,7 +16,7 @@
 
 #include "../../lib/log.h"
 #include "../pgr.h"
-#include "cpu-latency.h"
+#include "base.h"
 
 /* Hold a request of @us, or take the held one to @us. */
 static void hold(struct pgr *p, uint32_t us)

@@ -24,7 +24,7 @@
 
 #include "../../lib/util.h"
 #include "../pgr.h"
-#include "psi.h"
+#include "base.h"
 
 #define PSI_SOME	1
 #define PSI_FULL	2

@@ -22,7 +22,7 @@
 
 #include "../../lib/log.h"
 #include "../pgr.h"
-#include "record.h"
+#include "base.h"
 
 int pgr_record_open(struct pgr *p, const char *path)
 {

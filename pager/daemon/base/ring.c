@@ -28,7 +28,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../pgr.h"
-#include "ring.h"
+#include "base.h"
 
 #define RING_ENTRIES	256
 #define CQ_ENTRIES	8192

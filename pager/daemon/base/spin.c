@@ -6,7 +6,7 @@
  *
  * Owns: nothing; each user keeps its struct pgr_spin.
  */
-#include "spin.h"
+#include "base.h"
 
 double pgr_spin_idle(struct pgr_spin *s, double now, double most)
 {

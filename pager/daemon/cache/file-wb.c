@@ -24,11 +24,10 @@
 #include "../../lib/compat.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/ring.h"
+#include "../base/base.h"
 #include "../pgr.h"
 #include "../uffd.h"
-#include "file-wb.h"
-#include "file.h"
+#include "cache.h"
 
 /* Write-protect page @pg of @ino in every shared mapping that has it
  * mapped, but @except; false if one could not be done now. */

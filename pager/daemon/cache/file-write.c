@@ -36,9 +36,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../pgr.h"
-#include "file-wb.h"
-#include "file-write.h"
-#include "file.h"
+#include "cache.h"
 
 static uint64_t first_page(uint64_t from)
 {

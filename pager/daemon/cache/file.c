@@ -49,13 +49,11 @@
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/ring.h"
-#include "../core/arm.h"
+#include "../base/base.h"
+#include "../core/core.h"
 #include "../pgr.h"
 #include "../uffd.h"
-#include "file-wb.h"
-#include "file.h"
-#include "ftable.h"
+#include "cache.h"
 
 #define FILES_MAX	65536	/* descriptors; the knob limits live ones */
 

@@ -21,7 +21,7 @@
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
 #include "../pgr.h"
-#include "ftable.h"
+#include "cache.h"
 
 int pgr_ftable_init(struct pgr *p)
 {

@@ -29,12 +29,9 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../../lib/wire.h"
-#include "../core/client.h"
+#include "../core/core.h"
 #include "../pgr.h"
-#include "conn.h"
-#include "ctl.h"
-#include "proactive.h"
-#include "tracing.h"
+#include "control.h"
 
 /* A message not yet sent whole: the peer reads slower than we write. */
 struct outmsg {

@@ -18,14 +18,10 @@
 
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
-#include "../cache/file-wb.h"
-#include "../cache/file-write.h"
-#include "../cache/file.h"
-#include "../cache/ftable.h"
-#include "../core/file-map.h"
+#include "../cache/cache.h"
+#include "../core/core.h"
 #include "../pgr.h"
-#include "../watch/demote.h"
-#include "../watch/seal.h"
+#include "../watch/watch.h"
 #include "ctl-req.h"
 
 /* file [rw] (+ fd: a regular file the program maps): its page cache.

@@ -13,7 +13,7 @@
 
 #include "../../lib/util.h"
 #include "../pgr.h"
-#include "conn.h"
+#include "control.h"
 
 #define MAX_ARGS 64
 

@@ -71,10 +71,10 @@
 #include <string.h>
 
 #include "../../lib/util.h"
-#include "../cache/file.h"
+#include "../cache/cache.h"
 #include "../pgr.h"
 #include "../swap/swap.h"
-#include "knobs.h"
+#include "control.h"
 
 enum knob_type {
 	NUMBER,

@@ -21,11 +21,9 @@
 #include <stdlib.h>
 
 #include "../../lib/util.h"
-#include "../core/arm.h"
-#include "../core/fault.h"
+#include "../core/core.h"
 #include "../pgr.h"
-#include "conn.h"
-#include "proactive.h"
+#include "control.h"
 
 #define MAX_RECLAIM_RETRIES 16
 

@@ -23,8 +23,7 @@
 
 #include "../../lib/util.h"
 #include "../pgr.h"
-#include "conn.h"
-#include "tracing.h"
+#include "control.h"
 
 #define TRACE_MAX (4u << 20)
 

@@ -29,13 +29,11 @@
 
 #include "../../lib/compat.h"
 #include "../../lib/util.h"
-#include "../control/conn.h"
+#include "../control/control.h"
 #include "../pgr.h"
 #include "../uffd.h"
-#include "arm.h"
+#include "core.h"
 #include "maps.h"
-#include "page.h"
-#include "region.h"
 #define COPY_BATCH	256		/* pages a read */
 
 /* Queue [addr, addr + page) for the agent's DONTNEED, merging runs. */

@@ -34,14 +34,11 @@
 
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../cache/file-wb.h"
-#include "../cache/file.h"
-#include "../control/tracing.h"
+#include "../cache/cache.h"
+#include "../control/control.h"
 #include "../pgr.h"
 #include "../swap/swap.h"
-#include "arm.h"
-#include "backend.h"
-#include "page.h"
+#include "core.h"
 
 
 static struct pgr *P(void *ctx)

@@ -41,17 +41,12 @@
 #include "../../lib/compat.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/record.h"
-#include "../cache/file-write.h"
-#include "../control/conn.h"
+#include "../base/base.h"
+#include "../cache/cache.h"
+#include "../control/control.h"
 #include "../pgr.h"
-#include "arm.h"
-#include "client.h"
-#include "events.h"
-#include "fault.h"
-#include "file-map.h"
+#include "core.h"
 #include "maps.h"
-#include "region.h"
 
 struct client *pgr_client_new(struct pgr *p, pid_t pid, int uffd)
 {

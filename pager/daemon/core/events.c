@@ -22,14 +22,9 @@
 #include "../../lib/compat.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/record.h"
-#include "../base/ring.h"
+#include "../base/base.h"
 #include "../pgr.h"
-#include "client.h"
-#include "events.h"
-#include "fault.h"
-#include "oom.h"
-#include "region.h"
+#include "core.h"
 #define SPIN_IO_US 500		/* longest spin for a swap read */
 #define SLICE_US 2000		/* longest stay with one userfaultfd */
 

@@ -46,18 +46,13 @@
 #include "../../lib/compat.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/record.h"
-#include "../cache/file.h"
+#include "../base/base.h"
+#include "../cache/cache.h"
 #include "../pgr.h"
 #include "../swap/swap.h"
 #include "../uffd.h"
-#include "arm.h"
-#include "fault.h"
-#include "file-fault.h"
+#include "core.h"
 #include "maps.h"
-#include "oom.h"
-#include "page.h"
-#include "region.h"
 
 #define SWAP_CLUSTER 32
 

@@ -34,15 +34,11 @@
 #include "../../lib/compat.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/record.h"
-#include "../base/ring.h"
-#include "../cache/file.h"
+#include "../base/base.h"
+#include "../cache/cache.h"
 #include "../pgr.h"
 #include "../uffd.h"
-#include "fault.h"
-#include "file-fault.h"
-#include "oom.h"
-#include "region.h"
+#include "core.h"
 
 #define MMAP_LOTSAMISS	100	/* mm/filemap.c: read-around off above */
 

@@ -16,12 +16,10 @@
 
 #include "../../lib/compat.h"
 #include "../../lib/log.h"
-#include "../base/record.h"
-#include "../cache/file-wb.h"
-#include "../cache/file.h"
+#include "../base/base.h"
+#include "../cache/cache.h"
 #include "../pgr.h"
-#include "file-map.h"
-#include "region.h"
+#include "core.h"
 
 void pgr_file_hand(struct pgr *p, struct client *c, uint32_t ino)
 {

@@ -19,8 +19,7 @@
 #include "../../lib/log.h"
 #include "../pgr.h"
 #include "../swap/swap.h"
-#include "client.h"
-#include "oom.h"
+#include "core.h"
 
 static bool in_group(const struct pgr *p, int g, int root)
 {

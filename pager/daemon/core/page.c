@@ -10,7 +10,7 @@
 
 #include "../pgr.h"
 #include "../swap/swap.h"
-#include "page.h"
+#include "core.h"
 
 /*
  * Free buffers are a stack, so the same few stay in use; memory of those

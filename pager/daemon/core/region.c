@@ -24,16 +24,13 @@
 #include "../../lib/compat.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/record.h"
-#include "../cache/file-wb.h"
-#include "../cache/file.h"
+#include "../base/base.h"
+#include "../cache/cache.h"
 #include "../pgr.h"
 #include "../swap/swap.h"
 #include "../uffd.h"
-#include "arm.h"
+#include "core.h"
 #include "maps.h"
-#include "page.h"
-#include "region.h"
 
 /*
  * c->regions is sorted by start, and its regions do not overlap, so

@@ -15,7 +15,7 @@
 
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/ring.h"
+#include "../base/base.h"
 #include "../pgr.h"
 #include "store.h"
 

@@ -48,8 +48,8 @@
 
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../base/ring.h"
-#include "../core/page.h"
+#include "../base/base.h"
+#include "../core/core.h"
 #include "../pgr.h"
 #include "compress.h"
 #include "store.h"

@@ -42,14 +42,11 @@
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../cache/file-wb.h"
-#include "../cache/file.h"
-#include "../cache/ftable.h"
-#include "../core/arm.h"
-#include "../core/oom.h"
+#include "../cache/cache.h"
+#include "../core/core.h"
 #include "../pgr.h"
 #include "../uffd.h"
-#include "demote.h"
+#include "watch.h"
 
 #define DEMOTE_TIMEOUT_MS	5000
 #define COW_PER_LINE		64

@@ -38,12 +38,10 @@
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../cache/file.h"
-#include "../core/client.h"
-#include "../core/region.h"
+#include "../cache/cache.h"
+#include "../core/core.h"
 #include "../pgr.h"
-#include "demote.h"
-#include "notify.h"
+#include "watch.h"
 
 struct listener {
 	int fd;

@@ -60,12 +60,10 @@
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../cache/file.h"
-#include "../cache/ftable.h"
-#include "../core/client.h"
+#include "../cache/cache.h"
+#include "../core/core.h"
 #include "../pgr.h"
-#include "demote.h"
-#include "seal.h"
+#include "watch.h"
 
 #define LEASE_SIG	(SIGRTMIN + 4)
 

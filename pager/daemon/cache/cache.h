@@ -1,13 +1,67 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * file.h - what file.c offers the rest of the daemon: the pager's page
- * cache (an inode's pages in its memfd) and what reclaim does to a file
- * page; its write-back is file-wb.h's.
+ * cache.h - what the cache part offers the rest of the daemon:
+ * the page cache: cached files, their write-back, write(2)s written
+ * through, the table shared with the shims.
+ * One section per file of the part; what a file keeps to the part
+ * is in its own header (if any), not here.
  */
-#ifndef PGR_DAEMON_FILE_H
-#define PGR_DAEMON_FILE_H
+#ifndef PGR_DAEMON_CACHE_H
+#define PGR_DAEMON_CACHE_H
 
 #include "../pgr.h"
+
+/*
+ * ---- file-wb.c ----
+ * What file-wb.c offers: write-back of the page cache's dirty pages to
+ * their files.
+ */
+
+/* Start writing dirty pages [from, to) of @ino back (msync, munmap, exit,
+ * a read or write of them). Each is write-protected in every mapping but
+ * region @except (going away) first; where that worked it is clean from
+ * now on. A page whose write is in flight already is written once more
+ * when it lands. pgr_file_drain() waits for the writes to land. */
+void pgr_file_flush(struct pgr *p, uint32_t ino, uint64_t from, uint64_t to,
+		    uint32_t except);
+/* @d waits until @ino has no write-back in flight (nothing if it has
+ * none): a reference of @d's, dropped with pgr_drain_put() then. */
+void pgr_file_drain(struct pgr *p, uint32_t ino, struct pgr_drain *d);
+void pgr_drain_put(struct pgr *p, struct pgr_drain *d);
+/* The write-back of (arg: inode << 40 | page) landed with @res. */
+void pgr_file_write_done(struct pgr *p, uint64_t arg, int res);
+/* The backend's writeout of file page @i (reclaim). */
+enum pol_writeout pgr_file_writeout(struct pgr *p, uint32_t i);
+/* The dirty pages of @ino to the file, each waited for: at shutdown,
+ * when no client is served any more. */
+void pgr_file_flush_now(struct pgr *p, uint32_t ino);
+
+/*
+ * ---- file-write.c ----
+ * A client's write(2)s and read(2)s of a cached file, written through.
+ */
+
+/* @c will write bytes [from, to) of @ino: dirty pages there go to the
+ * file (@d waits for them), and stores there wait until
+ * pgr_fwrite_post(). */
+void pgr_fwrite_pre(struct pgr *p, struct client *c, uint32_t ino,
+		    uint64_t from, uint64_t to, struct pgr_drain *d);
+/* @c wrote [from, to) of @ino (from == to: the size alone changed): the
+ * cache takes the file's size and bytes; @c's holds there go. */
+void pgr_fwrite_post(struct pgr *p, struct client *c, uint32_t ino,
+		     uint64_t from, uint64_t to);
+/* @c will read (or sync) [from, to) of @ino: dirty pages there go to the
+ * file first (@d waits for them); every inode's, if @ino is PGR_NONE. */
+void pgr_fwrite_sync(struct pgr *p, uint32_t ino, uint64_t from,
+		     uint64_t to, struct pgr_drain *d);
+/* @c ends: the writes it had under way are let go. */
+void pgr_fwrite_forget(struct pgr *p, struct client *c);
+
+/*
+ * ---- file.c ----
+ * The pager's page cache (an inode's pages in its memfd) and what reclaim
+ * does to a file page; its write-back is file-wb.h's.
+ */
 
 int pgr_files_init(struct pgr *p);
 void pgr_files_release(struct pgr *p);
@@ -88,4 +142,17 @@ int pgr_file_resize(struct pgr *p, struct finode *fi, uint64_t size);
 /* The readahead window of @fi, in pages. */
 uint64_t pgr_file_ra_pages(const struct pgr *p, const struct finode *fi);
 
-#endif /* PGR_DAEMON_FILE_H */
+/*
+ * ---- ftable.c ----
+ * The table of cached files shared read-only with the shims (lib/ftable.h).
+ */
+
+int pgr_ftable_init(struct pgr *p);
+void pgr_ftable_release(struct pgr *p);
+/* A read-only descriptor of the table, for a shim (-1 on failure). */
+int pgr_ftable_fd(struct pgr *p);
+/* Inode @ino's entry says @coh (FT_SEALED, FT_WATCHED, FT_RW,
+ * FT_HANDED_BACK); 0 removes it. */
+void pgr_ftable_set(struct pgr *p, uint32_t ino, uint32_t coh);
+
+#endif /* PGR_DAEMON_CACHE_H */
