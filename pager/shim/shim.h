@@ -82,6 +82,9 @@ void shim_take_texts(void);
 int shim_agent_start(void);
 
 /* shim.c */
+/* A request from a program thread on its own connection, whose answer has
+ * no data lines: 0, -1 (refused), or < -1 (the connection broke). */
+int shim_sync_request(const char *fmt, unsigned long a, unsigned long b);
 /* A new connection to the daemon (close-on-exec, a high number), or
  * -errno. */
 int shim_connect(void);

@@ -96,12 +96,7 @@ static inline struct client *own(struct req *r)
 bool pgr_ctl_file(struct req *r);
 /* ctl-lru-gen.c: MGLRU's debugfs commands; false if @r is none. */
 bool pgr_ctl_lru_gen(struct req *r);
-/* `pager stat`'s lines of zram or the Redis store, if either is used
- * (ctl-swap.c). */
-void pgr_ctl_stat_swap(struct req *r);
-/* ... and for `pager stat pid PID`: where its pages go. */
-void pgr_ctl_stat_swap_pid(struct req *r, pid_t pid);
-/* memory.stat's zswap and zswapped lines of @group, with a pool. */
-void pgr_ctl_stat_swap_group(struct req *r, int group);
+/* ctl-stat.c: stat, clients, debug; false if @r is none of them. */
+bool pgr_ctl_report(struct req *r);
 
 #endif /* PGR_DAEMON_CTL_REQ_H */

@@ -175,17 +175,13 @@ void pgr_page_free(struct pgr *p, uint32_t page);
 void pgr_page_buf_release(struct pgr *p, uint32_t page);
 
 /*
- * ---- region.c ----
- * The ranges of a client's address space the pager owns.
+ * ---- adopt.c ----
+ * Taking a client's anonymous mappings over.
  */
 
 /* May @c have one more region of @pages (vm.max_map_count, and
  * PGR_MAX_REGION)? Warns once if not. */
 bool pgr_region_room(struct pgr *p, struct client *c, uint64_t pages);
-uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
-			uint64_t end);
-struct region *pgr_region_find(struct pgr *p, struct client *c,
-			       uint64_t addr, uint32_t *id);
 /* Take over [start, end) of @c: register it, adopt present pages.
  * -EBUSY: not now (an event of the mm is unread); a rescan will. */
 int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
@@ -196,11 +192,25 @@ int pgr_reserve(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
 /* Adopt every private anonymous mapping of @c not yet owned, and register
  * its reservations. */
 int pgr_adopt_maps(struct pgr *p, struct client *c);
-/* Forget [start, end) of @c's regions: pages freed, slots dropped. */
+
+/*
+ * ---- region.c ----
+ * The ranges of a client's address space the pager owns.
+ */
+
+uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
+			uint64_t end);
+struct region *pgr_region_find(struct pgr *p, struct client *c,
+			       uint64_t addr, uint32_t *id);
+/* The index in c->regions of the first region ending past @addr: the
+ * one holding it, or else the next one (a binary search). */
+size_t pgr_region_after(const struct pgr *p, const struct client *c,
+			uint64_t addr);
 /* madvise(@advice) of [start, end): MADV_NORMAL, _RANDOM, _SEQUENTIAL
  * (others are ignored here). */
 void pgr_advise(struct pgr *p, struct client *c, uint64_t start,
 		uint64_t end, int advice);
+/* Forget [start, end) of @c's regions: pages freed, slots dropped. */
 void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t end, bool unmapped);
 /* An UNMAP of [start, end): if parked regions are there, it is theirs
