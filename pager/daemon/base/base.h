@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * base.h - what the base part offers the rest of the daemon:
- * the daemon's plumbing: io_uring, --record, PSI, the idle spin, the CPU
- * latency request, confinement.
- * One section per file of the part; what a file keeps to the part
- * is in its own header (if any), not here.
+ * base.h - what base/ offers the other parts: the daemon's plumbing:
+ * io_uring, --record, PSI, the idle spin, the CPU latency request,
+ * confinement.
+ *
+ * One section per file of the part. What a file keeps to the part is
+ * not here: it is in a header only the part includes, or in the file.
  */
 #ifndef PGR_DAEMON_BASE_H
 #define PGR_DAEMON_BASE_H

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cache.h - what the cache part offers the rest of the daemon:
- * the page cache: cached files, their write-back, write(2)s written
- * through, the table shared with the shims.
- * One section per file of the part; what a file keeps to the part
- * is in its own header (if any), not here.
+ * cache.h - what cache/ offers the other parts: the page cache: cached
+ * files, their write-back, write(2)s written through, the table shared with
+ * the shims.
+ *
+ * One section per file of the part. What a file keeps to the part is
+ * not here: it is in a header only the part includes, or in the file.
  */
 #ifndef PGR_DAEMON_CACHE_H
 #define PGR_DAEMON_CACHE_H

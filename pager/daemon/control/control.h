@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control.h - what the control part offers the rest of the daemon:
- * the control socket: its connections, commands, tunables, proactive
- * reclaim, `pager trace`.
- * One section per file of the part; what a file keeps to the part
- * is in its own header (if any), not here.
+ * control.h - what control/ offers the other parts: the control socket: its
+ * connections, commands, tunables, proactive reclaim, `pager trace`.
+ *
+ * One section per file of the part. What a file keeps to the part is
+ * not here: it is in a header only the part includes, or in the file.
  */
 #ifndef PGR_DAEMON_CONTROL_H
 #define PGR_DAEMON_CONTROL_H

@@ -24,18 +24,27 @@ struct req {
 	char *argv[MAX_ARGS];
 };
 
+static inline void vreply(struct req *r, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static inline void vreply(struct req *r, const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	pgr_conn_send(r->conn, line);
+}
+
 static inline void reply(struct req *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static inline void reply(struct req *r, const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vreply(r, fmt, ap);
 	va_end(ap);
-	pgr_conn_send(r->conn, line);
 }
 
 /* reply() for callbacks that hand over finished lines. */

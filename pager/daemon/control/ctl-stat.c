@@ -16,33 +16,17 @@
 #include "../swap/swap.h"
 #include "ctl-req.h"
 
+/* reply() for the swap stores' lines (swap.h). */
 static void stat_line(void *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void stat_line(void *ctx, const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vreply(ctx, fmt, ap);
 	va_end(ap);
-	reply_line(ctx, line);
-}
-
-static void stat_swap(struct req *r)
-{
-	pgr_swap_stat(r->p, stat_line, r);
-}
-
-static void stat_swap_group(struct req *r, int group)
-{
-	pgr_swap_stat_group(r->p, group, stat_line, r);
-}
-
-static void stat_swap_pid(struct req *r, pid_t pid)
-{
-	pgr_swap_stat_pid(r->p, (uint64_t)pid, stat_line, r);
 }
 
 static void stat_items(struct req *r, int group)
@@ -71,7 +55,7 @@ static void cmd_stat(struct req *r)
 		reply(r, "swap_total %llu", (unsigned long long)
 		      (pgr_has_swap(p) ? p->o.swap_pages : 0));
 		reply(r, "swap_used %llu", (unsigned long long)p->swap_used);
-		stat_swap(r);
+		pgr_swap_stat(r->p, stat_line, r);
 		reply(r, "clients %u", pgr_nr_clients(p));
 		reply(r, "clients_joined %llu",
 		      (unsigned long long)p->clients_joined);
@@ -105,7 +89,7 @@ static void cmd_stat(struct req *r)
 			return;
 		}
 		stat_items(r, g);
-		stat_swap_group(r, g);
+		pgr_swap_stat_group(r->p, g, stat_line, r);
 		reply(r, "memory.current %llu", (unsigned long long)
 		      pol_group_usage(p->pol, g) * PGR_PAGE);
 		reply(r, "ok");
@@ -133,7 +117,7 @@ static void cmd_stat(struct req *r)
 		reply(r, "pswpout %llu", (unsigned long long)c->st.swapouts);
 		reply(r, "pgarmed %llu", (unsigned long long)c->st.armed);
 		reply(r, "nr_regions %zu", c->nr_regions);
-		stat_swap_pid(r, c->pid);
+		pgr_swap_stat_pid(r->p, (uint64_t)c->pid, stat_line, r);
 		reply(r, "ok");
 	} else {
 		fail(r, "stat: expected nothing, phases, pressure, group NAME "

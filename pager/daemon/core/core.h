@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core.h - what the core part offers the rest of the daemon:
- * the fault path: a process from hello to exit, its regions, faults,
- * arming, the policy's backend, page descriptors, the OOM killer.
- * One section per file of the part; what a file keeps to the part
- * is in its own header (if any), not here.
+ * core.h - what core/ offers the other parts: the fault path: a process
+ * from hello to exit, its regions, faults, arming, the policy's backend,
+ * page descriptors, the OOM killer.
+ *
+ * One section per file of the part. What a file keeps to the part is
+ * not here: it is in a header only the part includes, or in the file.
  */
 #ifndef PGR_DAEMON_CORE_H
 #define PGR_DAEMON_CORE_H

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * watch.h - what the watch part offers the rest of the daemon:
- * what happens behind the shim's back: the seccomp listener, cached files
- * kept coherent, demotion to the kernel.
- * One section per file of the part; what a file keeps to the part
- * is in its own header (if any), not here.
+ * watch.h - what watch/ offers the other parts: what happens behind the
+ * shim's back: the seccomp listener, cached files kept coherent, demotion
+ * to the kernel.
+ *
+ * One section per file of the part. What a file keeps to the part is
+ * not here: it is in a header only the part includes, or in the file.
  */
 #ifndef PGR_DAEMON_WATCH_H
 #define PGR_DAEMON_WATCH_H
