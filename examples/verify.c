@@ -73,6 +73,9 @@
  *             and holes on their pages of one file, each byte checked
  *             against a model of it; between rounds every process checks
  *             all of it, and the first truncates it down or up
+ *   heap      (verify-heap.c) malloc's blocks from the brk heap and
+ *             glibc's arenas, filled and checked; VmHWM printed
+ *   heapsig   heap, with a SIGALRM every 200 us (SA_RESTART)
  *   all       all of the above
  *   foutside  (not in all) the file written by a process outside the
  *             pager while mapped here: waits for a line on stdin before
@@ -644,7 +647,8 @@ static const struct {
 	{ "advise", t_advise },
 	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw }, { "fwb", t_fwb },
 	{ "fredirty", t_fredirty },
-	{ "fstress", t_fstress },
+	{ "fstress", t_fstress }, { "heap", t_heap },
+	{ "heapsig", t_heapsig },
 };
 
 /* Not in "all": they need a partner (foutside's outsider is fstamp). */
@@ -664,7 +668,7 @@ static int usage(const char *why)
 		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
-		"fredirty fstress all; foutside fstamp\n", why);
+		"fredirty fstress heap heapsig all; foutside fstamp\n", why);
 	return 2;
 }
 

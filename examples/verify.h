@@ -73,5 +73,8 @@ void t_mapbusy(void);
 void t_advise(void);
 /* verify-stress.c */
 void t_fstress(void);
+/* verify-heap.c */
+void t_heap(void);
+void t_heapsig(void);
 
 #endif /* VERIFY_H */

@@ -21,6 +21,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -135,6 +138,49 @@ static int add_advice_rules(scmp_filter_ctx ctx)
  * Return 0; 1 if no filter was loaded (the program can run unmanaged);
  * -1 if it was loaded but the daemon did not take its listener: then
  * every such mmap fails with ENOSYS, and the program cannot run at all. */
+/*
+ * Load @ctx's filter and return its listener. With WAIT_KILLABLE_RECV
+ * (5.19): once the daemon has received a notification, only a fatal
+ * signal interrupts the program's waiting call. Without it a signal
+ * would make a notified mmap or brk fail with EINTR (restarted only for
+ * a handler with SA_RESTART), which the kernel's own never does, and the
+ * daemon holds those calls while the agent makes them (watch/call.c).
+ * A signal before the daemon has received the notification still
+ * interrupts it: that window is the kernel's, and short. libseccomp
+ * 2.5 has no attribute for the flag, so its program is loaded here.
+ */
+static int load_filter(scmp_filter_ctx ctx)
+{
+	struct sock_fprog prog;
+	struct stat st;
+	void *insns;
+	int mfd, lfd = -1;
+
+	mfd = memfd_create("pager-filter", MFD_CLOEXEC);
+	if (mfd < 0 || seccomp_export_bpf(ctx, mfd) || fstat(mfd, &st) ||
+	    !st.st_size || (insns = malloc((size_t)st.st_size)) == NULL)
+		goto old;
+	if (pread(mfd, insns, (size_t)st.st_size, 0) == st.st_size &&
+	    !prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		prog.len = (unsigned short)(st.st_size /
+					    (off_t)sizeof(struct sock_filter));
+		prog.filter = insns;
+		lfd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				   SECCOMP_FILTER_FLAG_NEW_LISTENER |
+				   SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	}
+	free(insns);
+old:
+	if (mfd >= 0)
+		close(mfd);
+	if (lfd >= 0)
+		return lfd;
+	/* An older kernel: libseccomp's own load, without the flag. */
+	if (seccomp_load(ctx))
+		return -1;
+	return seccomp_notify_fd(ctx);
+}
+
 static int install_filter(const char *sock)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -156,12 +202,12 @@ static int install_filter(const char *sock)
 				     PGR_MAP_MARKER | MAP_ANONYMOUS | MAP_TYPE,
 				     MAP_ANONYMOUS | MAP_PRIVATE)) ||
 	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(brk), 0) ||
-	    add_advice_rules(ctx) || add_write_rules(ctx) || seccomp_load(ctx))
+	    add_advice_rules(ctx) || add_write_rules(ctx))
 		goto out;
-	err = -1;
-	lfd = seccomp_notify_fd(ctx);
+	lfd = load_filter(ctx);
 	if (lfd < 0)
 		goto out;
+	err = -1;
 	if (wire_send(fd, "notify\n", 7, &lfd, 1) == 0) {
 		char e[128];
 

@@ -147,6 +147,7 @@ static void on_tick(uv_timer_t *t)
 	struct pgr *p = t->data;
 
 	pgr_rescan(p);
+	pgr_call_sweep(p);
 	probe_mm(p);
 	if (++p->ticks % 10 == 0)
 		pgr_bufs_trim(p);	/* what was idle for a second */
@@ -252,6 +253,7 @@ static void teardown(struct pgr *p)
 	for (uint32_t k = 0; k < p->nr_clients; k++)
 		if (p->clients[k].used)
 			pgr_client_gone(p, &p->clients[k], "left at shutdown");
+	pgr_call_release(p);
 	pgr_notify_stop(p);
 	pgr_conns_close(p);
 	if (uv_is_active((uv_handle_t *)&p->tick))
@@ -259,7 +261,7 @@ static void teardown(struct pgr *p)
 	uv_close((uv_handle_t *)&p->tick, NULL);
 	uv_close((uv_handle_t *)&p->soon, NULL);
 	uv_close((uv_handle_t *)&p->retry, NULL);
-	pgr_ctl_release_held(p);
+	pgr_adopt_release_held(p);
 	uv_close((uv_handle_t *)&p->hold, NULL);
 	uv_close((uv_handle_t *)&p->reap, NULL);
 	uv_close((uv_handle_t *)&p->before_wait, NULL);

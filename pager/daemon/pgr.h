@@ -363,6 +363,14 @@ struct pgr {
 	uint64_t clients_joined;	/* hellos, ever */
 	uint64_t notify_epollerr;	/* transient EPOLLERRs of seccomp
 					 * listeners (notify.c), ever */
+	struct pgr_call *calls;		/* mmap/brk its agent makes for a
+					 * client (watch/call.c) */
+	uint64_t next_call;
+	uint64_t calls_made;		/* such calls, ever */
+	uint64_t pgforeign;	/* pages found present in a mapping
+				 * adopted with none free: the kernel's, not
+				 * charged (adopt.c), ever */
+	bool foreign_warned;	/* told once they passed 1 % of the budget */
 	uint64_t arm_moved;	/* armed pages the agents moved out */
 	uint64_t arm_fell;	/* ... could not move, and dropped */
 	struct pgr_psi psi;		/* memory.pressure (psi.c) */
@@ -421,10 +429,10 @@ struct pgr {
 	uint64_t ticks;
 	uv_timer_t soon;		/* a rescan shortly after an mmap */
 	uv_timer_t retry;		/* faults refused with EAGAIN, again */
-	uv_timer_t hold;		/* held "map" answers, again (ctl.c) */
+	uv_timer_t hold;		/* held adoptions, again (adopt.c) */
 	bool arm_refused;		/* the last reclaim's arming met
 					 * EAGAIN (arm.c) */
-	struct held_map *held;
+	struct adopt_hold *held;	/* adoptions put off (adopt.c) */
 	uv_timer_t reap;		/* broken connections, closed (conn.c) */
 	uv_signal_t sigterm, sigint;
 	bool detached;			/* private: the launcher let go */

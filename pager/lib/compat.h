@@ -137,6 +137,10 @@ struct procmap_query {
  * through the shim (docs/files.md, "Coherence"). */
 #define PGR_SYSCALL_MARKER 0x70676d6b3a575231ull
 
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV	(1UL << 5)	/* 5.19 */
+#endif
+
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP		4		/* 5.7 */
 #endif

@@ -19,6 +19,10 @@
  *                     SHARED PGOFF, with a descriptor: a file mapping
  *                     handed back to the kernel (below)
  *   agent -> daemon:  demoted ID START ERRNO
+ *   daemon -> agent:  call ID NR A0 A1 A2 A3 A4 A5  (hex: an mmap, brk or
+ *                     munmap the program asked for, made here: below)
+ *   agent -> daemon:  called ID RET OLD  (RET: the call's result, -errno
+ *                     as two's complement; OLD: the break before a brk)
  *   daemon -> agent:  bye          (the program exited or exec'd)
  *
  * The program must not see it (Chromium's zygotes check that they have
@@ -467,8 +471,54 @@ static int take_fd(void)
 	return fd;
 }
 
+/*
+ * A system call the program made, stopped by the seccomp filter before
+ * it ran (the daemon's watch/call.c): the agent makes it in the memory it
+ * shares, the daemon registers the new mapping with the userfaultfd, and
+ * only then does the program's call return, with this result. So no page
+ * of it is touched before the pager owns it. An mmap carries the shim's
+ * marker, which the filter lets by; a brk is notified, and continued
+ * (the agent is no client). Other numbers are refused: the daemon asks
+ * for these three only.
+ */
+static void call(const char *args)
+{
+	unsigned long long id, nr, a[6];
+	long ret, old = 0;
+	size_t n = 0;
+
+	if (hex(&args, &id) || hex(&args, &nr))
+		return;
+	for (int k = 0; k < 6; k++)
+		if (hex(&args, &a[k]))
+			return;
+	if (nr == SYS_mmap)
+		ret = sys6(SYS_mmap, (long)a[0], (long)a[1], (long)a[2],
+			   (long)(a[3] | PGR_MAP_MARKER), (long)a[4],
+			   (long)a[5]);
+	else if (nr == SYS_brk) {
+		old = sys1(SYS_brk, 0);
+		ret = sys1(SYS_brk, a[0]);
+	} else if (nr == SYS_munmap)
+		ret = sys2(SYS_munmap, a[0], a[1]);
+	else
+		ret = -ENOSYS;
+	put_str(ag.out, &n, sizeof(ag.out), "called ");
+	put_num(ag.out, &n, sizeof(ag.out), id, 16);
+	put_str(ag.out, &n, sizeof(ag.out), " ");
+	put_num(ag.out, &n, sizeof(ag.out), (unsigned long long)ret, 16);
+	put_str(ag.out, &n, sizeof(ag.out), " ");
+	put_num(ag.out, &n, sizeof(ag.out), (unsigned long long)old, 16);
+	put_str(ag.out, &n, sizeof(ag.out), "\n");
+	send_all(ag.out, n);
+}
+
 static void serve(const char *line)
 {
+	if (prefix(line, "call ")) {
+		call(line + 5);
+		return;
+	}
 	if (prefix(line, "dontneed "))
 		dontneed(line + 9, true);	/* anon */
 	else if (prefix(line, "dropf "))

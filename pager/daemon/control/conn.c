@@ -31,6 +31,7 @@
 #include "../../lib/wire.h"
 #include "../core/core.h"
 #include "../pgr.h"
+#include "../watch/watch.h"
 #include "control.h"
 
 /* A message not yet sent whole: the peer reads slower than we write. */
@@ -117,6 +118,7 @@ static void conn_close(struct conn *c)
 		struct client *cl = c->client;
 
 		/* The agent ended: with its program, or alone (killed). */
+		pgr_call_agent_gone(p, cl);
 		cl->conn = NULL;
 		if (pgr_client_mm_gone(cl))
 			pgr_client_gone(p, cl, "ended, and its agent with it");

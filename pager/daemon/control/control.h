@@ -44,8 +44,6 @@ void pgr_conn_put(struct conn *c);
  */
 
 void pgr_ctl_command(struct pgr *p, struct conn *c, char *line);
-/* Answer the "map"s still held (the daemon stops). */
-void pgr_ctl_release_held(struct pgr *p);
 
 /*
  * ---- knobs.c ----

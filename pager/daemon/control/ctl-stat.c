@@ -37,6 +37,17 @@ static void stat_items(struct req *r, int group)
 						   (enum pol_item)i));
 }
 
+/* Pages of every client left to the kernel, now (adopt.c). */
+static uint64_t foreign(const struct pgr *p)
+{
+	uint64_t n = 0;
+
+	for (uint32_t k = 0; k < p->nr_clients; k++)
+		if (p->clients[k].used)
+			n += p->clients[k].foreign;
+	return n;
+}
+
 /* stat [group NAME | pid PID] */
 static void cmd_stat(struct req *r)
 {
@@ -56,6 +67,10 @@ static void cmd_stat(struct req *r)
 		      (pgr_has_swap(p) ? p->o.swap_pages : 0));
 		reply(r, "swap_used %llu", (unsigned long long)p->swap_used);
 		pgr_swap_stat(r->p, stat_line, r);
+		reply(r, "nr_foreign %llu", (unsigned long long)foreign(p));
+		reply(r, "pgforeign %llu", (unsigned long long)p->pgforeign);
+		reply(r, "pager_calls_made %llu",
+		      (unsigned long long)p->calls_made);
 		reply(r, "clients %u", pgr_nr_clients(p));
 		reply(r, "clients_joined %llu",
 		      (unsigned long long)p->clients_joined);

@@ -141,80 +141,14 @@ static void cmd_exclude(struct req *r)
 	reply(r, "ok");
 }
 
-/*
- * A "map" whose adoption is put off (an event of the mm is unread:
- * adopt.c, later()) is not answered yet. The shim waits for the answer
- * before mmap returns, so the program has not touched the mapping; told
- * "ok" now, it would fill it in the kernel's memory before the rescan
- * adopts it, past the budget (the rescan has no free page for those:
- * SL_FOREIGN). The event is read on the loop's next turn, but it counts
- * as unread until the thread that caused it has run on, so the adoption
- * is tried again every millisecond, HOLD_TRIES times at most; then the
- * answer goes anyway, and the rescan takes what it can.
- */
-#define HOLD_TRIES 1000
-
-struct held_map {
-	struct held_map *next;
-	struct conn *conn;
-	pid_t pid;
-	uint64_t start, end;
-	unsigned int tries;
-};
-
-static void answer_held(struct held_map *h)
+/* The shim waits for the answer to "map" before mmap returns, so the
+ * program has not touched the mapping: the answer waits for the adoption
+ * (adopt.c, pgr_adopt_then()). */
+static void answer_map(struct pgr *p, void *conn)
 {
-	pgr_conn_send(h->conn, "ok");
-	pgr_conn_put(h->conn);
-	free(h);
-}
-
-static void on_hold(uv_timer_t *t)
-{
-	struct pgr *p = t->data;
-	struct held_map *h = p->held, *next;
-
-	p->held = NULL;
-	for (; h; h = next) {
-		struct client *c = pgr_conn_client(h->conn);
-
-		next = h->next;
-		if (c && c->used && c->pid == h->pid &&
-		    pgr_adopt(p, c, h->start, h->end) == -EBUSY &&
-		    ++h->tries < HOLD_TRIES) {
-			h->next = p->held;
-			p->held = h;
-			continue;
-		}
-		if (h->tries >= HOLD_TRIES)
-			pgr_dbg("0x%llx-0x%llx of %d: answered, not adopted",
-				(unsigned long long)h->start,
-				(unsigned long long)h->end, h->pid);
-		answer_held(h);
-	}
-	if (p->held)
-		uv_timer_start(&p->hold, on_hold, 1, 0);
-}
-
-static void hold_map(struct req *r, struct client *c, uint64_t start,
-		     uint64_t end)
-{
-	struct held_map *h = pgr_xcalloc(1, sizeof(*h));
-
-	*h = (struct held_map){ r->p->held, r->conn, c->pid, start, end, 0 };
-	pgr_conn_get(r->conn);
-	r->p->held = h;
-	if (!uv_is_active((uv_handle_t *)&r->p->hold))
-		uv_timer_start(&r->p->hold, on_hold, 1, 0);
-}
-
-void pgr_ctl_release_held(struct pgr *p)
-{
-	for (struct held_map *h = p->held, *next; h; h = next) {
-		next = h->next;
-		answer_held(h);
-	}
-	p->held = NULL;
+	(void)p;
+	pgr_conn_send(conn, "ok");
+	pgr_conn_put(conn);
 }
 
 /* adopt: every anonymous mapping now; map START LEN: this one */
@@ -232,10 +166,9 @@ static void cmd_adopt(struct req *r, bool one)
 		return;
 	} else {
 		end = s + ((n + 4095) & ~4095ULL);
-		if (pgr_adopt(r->p, c, s, end) == -EBUSY) {
-			hold_map(r, c, s, end);
-			return;
-		}
+		pgr_conn_get(r->conn);
+		pgr_adopt_then(r->p, c, s, end, answer_map, r->conn);
+		return;
 	}
 	reply(r, "ok");
 }
@@ -350,6 +283,17 @@ static void cmd_fell(struct req *r)
 	if (c && !arg_hex(r, 1, &id) && !arg_hex(r, 2, &start) &&
 	    !arg_hex(r, 3, &len))
 		pgr_agent_fell(r->p, c, id, start, len);
+}
+
+/* called ID RET OLD: the agent made call ID for its program (no answer) */
+static void cmd_called(struct req *r)
+{
+	struct client *c = pgr_conn_client(r->conn);
+	uint64_t id, ret, old;
+
+	if (c && c->conn == r->conn && !arg_hex(r, 1, &id) &&
+	    !arg_hex(r, 2, &ret) && !arg_hex(r, 3, &old))
+		pgr_call_made(r->p, c, id, (int64_t)ret, old);
 }
 
 /* ready [moves]: the agent runs, moving pages out or not; the client's
@@ -613,6 +557,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_fell(&r);
 	else if (!strcmp(cmd, "ready"))
 		cmd_ready(&r);
+	else if (!strcmp(cmd, "called"))
+		cmd_called(&r);
 	else if (!strcmp(cmd, "notify"))
 		cmd_notify(&r);
 	else if (!strcmp(cmd, "group"))

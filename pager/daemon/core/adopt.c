@@ -10,19 +10,48 @@
  * Owns: nothing of its own; it fills region.c's table.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
 #include "../../lib/compat.h"
 #include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "../pgr.h"
 #include "../uffd.h"
 #include "core.h"
 #include "maps.h"
 
+/*
+ * Pages left to the kernel are outside the budget: every experiment's
+ * figures are then measured against a larger memory than it says. Told
+ * once, when they pass 1 % of the budget (they come from memory a
+ * program touched before the pager could register it: its loader's,
+ * before the shim's hello, or a mapping made past the seccomp filter).
+ */
+static void foreign_grew(struct pgr *p)
+{
+	uint64_t n = 0;
+
+	if (p->foreign_warned)
+		return;
+	for (uint32_t k = 0; k < p->nr_clients; k++)
+		if (p->clients[k].used)
+			n += p->clients[k].foreign;
+	if (n * 100 <= p->o.budget)
+		return;
+	p->foreign_warned = true;
+	pgr_warn_("%llu pages (%llu KiB) the programs touched are the "
+		 "kernel's, not charged to the budget (nr_foreign in pager "
+		 "stat): over 1 %% of it, its figures are measured against a "
+		 "larger memory", (unsigned long long)n,
+		 (unsigned long long)n * (PGR_PAGE / 1024));
+}
+
 /* Take the pages present in [start, end) of @r: PAGEMAP_SCAN. */
 static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 {
+	uint64_t foreign0 = p->pgforeign;
 	struct region *r = &p->regions[id];
 	struct page_region vec[256];
 	struct pm_scan_arg arg = {
@@ -59,6 +88,7 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 					/* No free page: not ours, for now. */
 					rr->slot[off] = SL_FOREIGN;
 					c->foreign++;
+					p->pgforeign++;
 					continue;
 				}
 				p->pages[i].region = id;
@@ -75,6 +105,8 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 		}
 		arg.start = arg.walk_end;
 	} while (arg.walk_end < r->end && n >= 0 && arg.start < r->end);
+	if (p->pgforeign != foreign0)
+		foreign_grew(p);
 	return n < 0 ? n : 0;
 }
 
@@ -225,6 +257,84 @@ static int each_gap(struct pgr *p, struct client *c, uint64_t start,
 int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end)
 {
 	return each_gap(p, c, start, end, adopt_gap);
+}
+
+/*
+ * An adoption put off (an event of the mm is unread: later()) while the
+ * program waits in the call that made the mapping (the shim's "map", a
+ * notified mmap or brk: watch/call.c). Answered now, the program would
+ * fill the mapping in the kernel's memory before a rescan adopts it, past
+ * the budget (the rescan has no free page for those: SL_FOREIGN). The
+ * event is read on the loop's next turn, but it counts as unread until
+ * the thread that caused it has run on, so the adoption is tried again
+ * every millisecond, HOLD_TRIES times at most; then the answer goes
+ * anyway, and the rescan takes what it can.
+ */
+#define HOLD_TRIES 1000
+
+struct adopt_hold {
+	struct adopt_hold *next;
+	uint32_t client;	/* index in p->clients */
+	pid_t pid;		/* its pid then: the same process still? */
+	uint64_t start, end;
+	unsigned int tries;
+	void (*then)(struct pgr *, void *);
+	void *arg;
+};
+
+static void on_hold(uv_timer_t *t)
+{
+	struct pgr *p = t->data;
+	struct adopt_hold *h = p->held, *next;
+
+	p->held = NULL;
+	for (; h; h = next) {
+		struct client *c = &p->clients[h->client];
+
+		next = h->next;
+		if (c->used && c->pid == h->pid &&
+		    pgr_adopt(p, c, h->start, h->end) == -EBUSY &&
+		    ++h->tries < HOLD_TRIES) {
+			h->next = p->held;
+			p->held = h;
+			continue;
+		}
+		if (h->tries >= HOLD_TRIES)
+			pgr_dbg("0x%llx-0x%llx of %d: answered, not adopted",
+				(unsigned long long)h->start,
+				(unsigned long long)h->end, h->pid);
+		h->then(p, h->arg);
+		free(h);
+	}
+	if (p->held)
+		uv_timer_start(&p->hold, on_hold, 1, 0);
+}
+
+void pgr_adopt_then(struct pgr *p, struct client *c, uint64_t start,
+		    uint64_t end, void (*then)(struct pgr *, void *), void *arg)
+{
+	struct adopt_hold *h;
+
+	if (pgr_adopt(p, c, start, end) != -EBUSY) {
+		then(p, arg);
+		return;
+	}
+	h = pgr_xcalloc(1, sizeof(*h));
+	*h = (struct adopt_hold){ p->held, (uint32_t)(c - p->clients), c->pid,
+				  start, end, 0, then, arg };
+	p->held = h;
+	if (!uv_is_active((uv_handle_t *)&p->hold))
+		uv_timer_start(&p->hold, on_hold, 1, 0);
+}
+
+void pgr_adopt_release_held(struct pgr *p)
+{
+	for (struct adopt_hold *h = p->held, *next; h; h = next) {
+		next = h->next;
+		h->then(p, h->arg);
+		free(h);
+	}
+	p->held = NULL;
 }
 
 /*

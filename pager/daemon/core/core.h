@@ -186,6 +186,13 @@ bool pgr_region_room(struct pgr *p, struct client *c, uint64_t pages);
 /* Take over [start, end) of @c: register it, adopt present pages.
  * -EBUSY: not now (an event of the mm is unread); a rescan will. */
 int pgr_adopt(struct pgr *p, struct client *c, uint64_t start, uint64_t end);
+/* pgr_adopt(), then @then(p, arg): at once, or once an adoption put off
+ * (-EBUSY) has been made, tried every millisecond for a second at most;
+ * for a program waiting in the call that made the mapping. */
+void pgr_adopt_then(struct pgr *p, struct client *c, uint64_t start,
+		    uint64_t end, void (*then)(struct pgr *, void *), void *arg);
+/* Call every waiting @then now (the daemon stops). */
+void pgr_adopt_release_held(struct pgr *p);
 /* Register [start, end), an anonymous mapping without access, but make
  * no region of it: a piece opened by mprotect faults in, and becomes one
  * at its first fault. */

@@ -6,13 +6,14 @@
  *
  * `pager run` installs, in the child it then execs, a filter that notifies
  * anonymous private mmap calls without the shim's marker flag, and brk.
- * The listener comes here. Each notification is answered CONTINUE at once
- * (the call runs as if nobody looked), and its process, if it is a client,
- * is flagged for a rescan of /proc/PID/maps shortly after, when the call
- * has completed. madvise's recency advice (MADV_NORMAL, _RANDOM,
- * _SEQUENTIAL) is notified too, and taken by the regions it covers.
- * Calls from processes that are not clients (a freshly
- * exec'd program's loader, a program without the shim) are just continued.
+ * The listener comes here. A client's call is held and made by its agent
+ * (call.c), so that the new range is registered before the call returns.
+ * Other processes' calls (a freshly exec'd program's loader, a program
+ * without the shim, a client without an agent) are answered CONTINUE at
+ * once (the call runs as if nobody looked), and a client among them is
+ * flagged for a rescan of /proc/PID/maps shortly after, when the call has
+ * completed. madvise's recency advice (MADV_NORMAL, _RANDOM, _SEQUENTIAL)
+ * is notified too, and taken by the regions it covers.
  *
  * The same filter notifies the write-family system calls that lack the
  * shim's marker (PGR_SYSCALL_MARKER), and io_uring_setup: a write the
@@ -45,6 +46,8 @@
 
 struct listener {
 	int fd;
+	bool took;		/* the last call served is held (call.c) */
+	struct pgr_spin answered;	/* the poll window after an answer */
 	uv_poll_t poll;
 	struct listener *next;
 };
@@ -89,6 +92,7 @@ static void drop(struct pgr *p, struct listener *l)
 			break;
 		}
 	}
+	pgr_call_listener_gone(p, l->fd);
 	uv_poll_stop(&l->poll);
 	uv_close((uv_handle_t *)&l->poll, closed);
 }
@@ -255,12 +259,17 @@ static bool serve(struct pgr *p, struct listener *l)
 		written(p, l->fd, &req);
 		return true;
 	}
+	c = pgr_client_find(p, tgid_of((pid_t)req.pid));
+	l->took = pgr_call_take(p, c, l->fd, &req);
+	if (l->took) {
+		pgr_cpu_latency_event(p);
+		return true;	/* answered when made (call.c) */
+	}
 	resp = (struct seccomp_notif_resp){
 		.id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE,
 	};
 	ioctl(l->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	pgr_cpu_latency_event(p);
-	c = pgr_client_find(p, tgid_of((pid_t)req.pid));
 	if (req.data.nr == SYS_madvise) {
 		advise(p, c, &req);
 		return true;
@@ -279,13 +288,52 @@ static bool serve(struct pgr *p, struct listener *l)
  * growing): after one, look for the next a while before the loop
  * sleeps, so that it is answered without the daemon's wakeup, as for the
  * userfaultfd. The while adapts to the waits between them (spin.c), up
- * to half of fault_spin_us.
+ * to half of fault_spin_us. It matters more than for speed: until the
+ * daemon has received a notification, a signal interrupts the program's
+ * call, which then fails with EINTR where the kernel's never does
+ * (docs/daemon.md, "Mappings made later").
  */
+static void spin_on(struct pgr *p, struct listener *l, struct pgr_spin *s,
+		    double most, int uffd)
+{
+	double until = pgr_spin_idle(s, pgr_now(), most);
+
+	while (p->spin_us && pgr_now() < until) {
+		struct pollfd pfd[2] = { { .fd = l->fd, .events = POLLIN },
+					 { .fd = uffd, .events = POLLIN } };
+
+		if (poll(pfd, uffd >= 0 ? 2 : 1, 0) < 1)
+			continue;
+		if (pfd[1].revents)
+			return;	/* a fault first: the loop serves it */
+		if (pfd[0].revents & (POLLHUP | POLLERR))
+			return;
+		pgr_spin_came(s, pgr_now(), most);
+		/* A call held: its thread waits for the agent, not here. */
+		if (!serve(p, l) || l->took)
+			return;
+		until = pgr_spin_idle(s, pgr_now(), most);
+	}
+}
+
+/* A held call answered: the program's next one (malloc calls brk, then
+ * touches what it got, then calls again) is looked for the whole window,
+ * but for a fault of the program's (@uffd), which the loop serves first. */
+void pgr_notify_answered(struct pgr *p, int lfd, int uffd)
+{
+	for (struct listener *l = p->listeners; l; l = l->next) {
+		if (l->fd == lfd) {
+			l->answered = (struct pgr_spin){ p->spin_us * 0.5e-6, 0 };
+			spin_on(p, l, &l->answered, p->spin_us * 0.5e-6, uffd);
+		}
+	}
+}
+
 static void on_notify(uv_poll_t *h, int status, int events)
 {
 	struct listener *l = h->data;
 	struct pgr *p = h->loop->data;
-	double most = p->spin_us * 0.5e-6, until;
+	double most = p->spin_us * 0.5e-6;
 
 	if (status < 0 && fcntl(l->fd, F_GETFD) >= 0) {
 		/* EPOLLERR, told as UV_EBADF, from a listener that lives:
@@ -305,21 +353,8 @@ static void on_notify(uv_poll_t *h, int status, int events)
 		return;
 	}
 	pgr_spin_came(&p->notify_spin, pgr_now(), most);
-	if (!serve(p, l))
-		return;
-	until = pgr_spin_idle(&p->notify_spin, pgr_now(), most);
-	while (p->spin_us && pgr_now() < until) {
-		struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
-
-		if (poll(&pfd, 1, 0) != 1)
-			continue;
-		if (pfd.revents & (POLLHUP | POLLERR))
-			return;
-		pgr_spin_came(&p->notify_spin, pgr_now(), most);
-		if (!serve(p, l))
-			return;
-		until = pgr_spin_idle(&p->notify_spin, pgr_now(), most);
-	}
+	if (serve(p, l) && !l->took)
+		spin_on(p, l, &p->notify_spin, most, -1);
 }
 
 int pgr_notify_start(struct pgr *p, int fd)

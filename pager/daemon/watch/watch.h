@@ -13,6 +13,30 @@
 #include "../pgr.h"
 
 /*
+ * ---- call.c ----
+ * A client's mmap and brk, made by its agent so that the pager owns the
+ * memory before the call returns.
+ */
+
+struct seccomp_notif;
+/* Take the notified call @req of client @c (NULL: none) on listener
+ * @lfd: true if its agent makes it (answered later), false if the
+ * caller is to continue it. */
+bool pgr_call_take(struct pgr *p, struct client *c, int lfd,
+		   const struct seccomp_notif *req);
+/* "called ID RET OLD" from @c's agent. */
+void pgr_call_made(struct pgr *p, struct client *c, uint64_t id, int64_t ret,
+		   uint64_t old);
+/* @c's agent ended: its calls not made are continued. */
+void pgr_call_agent_gone(struct pgr *p, struct client *c);
+/* Listener @lfd is closed: its calls' answers go nowhere. */
+void pgr_call_listener_gone(struct pgr *p, int lfd);
+/* Continue the calls of clients gone (every tick). */
+void pgr_call_sweep(struct pgr *p);
+/* Continue every call not made (the daemon stops). */
+void pgr_call_release(struct pgr *p);
+
+/*
  * ---- demote.c ----
  * A cached file handed back to the kernel, its mappings replaced by the
  * file's own.
@@ -45,6 +69,10 @@ void pgr_demote_step(struct pgr *p);
 
 int pgr_notify_start(struct pgr *p, int fd);
 void pgr_notify_stop(struct pgr *p);
+/* A call of listener @lfd was answered: look for the program's next a
+ * while, as after a notification, unless its userfaultfd @uffd (-1:
+ * none) has a fault first. */
+void pgr_notify_answered(struct pgr *p, int lfd, int uffd);
 /* Adopt new mappings of clients flagged for a rescan. */
 void pgr_rescan(struct pgr *p);
 
