@@ -12,9 +12,18 @@
  *   heapsig  heap, with a SIGALRM every 200 us to a handler installed
  *          with SA_RESTART, as signal(3) installs it: every malloc must
  *          succeed (no brk or mmap may fail with EINTR).
+ *   callstorm  --threads threads map, fill, check and unmap blocks by
+ *          glibc's malloc (mmap'd: 256 KiB over a fixed M_MMAP_THRESHOLD
+ *          of 128 KiB, so that every one is an mmap and a munmap) while the main thread
+ *          signals them (SA_RESTART) every 50 us and a thread is ended
+ *          and started again every few ms: notified calls withdrawn
+ *          before the daemon receives them must not stop it.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/time.h>
 #include <stdlib.h>
@@ -99,6 +108,75 @@ void t_heapsig(void)
 	t_heap();
 	setitimer(ITIMER_REAL, &off, NULL);
 	printf("verify: heapsig: %d signals\n", (int)ticks);
+}
+
+struct storm {
+	pthread_t t;
+	unsigned int no;
+	volatile bool done;
+	unsigned long bad;
+};
+
+static void *storm_part(void *arg)
+{
+	struct storm *s = arg;
+
+	for (size_t i = 0; i < 200; i++) {
+		size_t words = (256 << 10) / 8;
+		uint64_t *b = malloc(words * 8);
+
+		if (!b) {
+			perror("verify: callstorm: malloc");
+			exit(1);
+		}
+		for (size_t w = 0; w < words; w += 4096)
+			b[w] = block_word(s->no, i, w, 0);
+		for (size_t w = 0; w < words; w += 4096)
+			if (b[w] != block_word(s->no, i, w, 0))
+				s->bad++;
+		free(b);
+	}
+	s->done = true;
+	return NULL;
+}
+
+void t_callstorm(void)
+{
+	struct sigaction sa = { .sa_handler = tick, .sa_flags = SA_RESTART };
+	struct storm *s = calloc(nthreads, sizeof(*s));
+	unsigned long n = 0, started = 0;
+	size_t rounds = passes * 20;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+	for (size_t r = 0; r < rounds; r++) {
+		for (unsigned int k = 0; k < nthreads; k++) {
+			s[k] = (struct storm){ .no = k };
+			if (pthread_create(&s[k].t, NULL, storm_part, &s[k])) {
+				perror("verify: callstorm: pthread_create");
+				exit(1);
+			}
+			started++;
+		}
+		for (bool all = false; !all;) {
+			all = true;
+			for (unsigned int k = 0; k < nthreads; k++) {
+				if (!s[k].done) {
+					pthread_kill(s[k].t, SIGUSR1);
+					all = false;
+				}
+			}
+			usleep(50);
+		}
+		for (unsigned int k = 0; k < nthreads; k++) {
+			pthread_join(s[k].t, NULL);
+			n += s[k].bad;
+		}
+	}
+	printf("verify: callstorm: %lu threads, %d signals\n", started,
+	       (int)ticks);
+	free(s);
+	result("callstorm", n);
 }
 
 void t_heap(void)

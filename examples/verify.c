@@ -76,6 +76,7 @@
  *   heap      (verify-heap.c) malloc's blocks from the brk heap and
  *             glibc's arenas, filled and checked; VmHWM printed
  *   heapsig   heap, with a SIGALRM every 200 us (SA_RESTART)
+ *   callstorm threads' mmap'd mallocs, signalled and restarted all along
  *   all       all of the above
  *   foutside  (not in all) the file written by a process outside the
  *             pager while mapped here: waits for a line on stdin before
@@ -648,7 +649,7 @@ static const struct {
 	{ "ftrunc", t_ftrunc }, { "fraw", t_fraw }, { "fwb", t_fwb },
 	{ "fredirty", t_fredirty },
 	{ "fstress", t_fstress }, { "heap", t_heap },
-	{ "heapsig", t_heapsig },
+	{ "heapsig", t_heapsig }, { "callstorm", t_callstorm },
 };
 
 /* Not in "all": they need a partner (foutside's outsider is fstamp). */
@@ -668,7 +669,7 @@ static int usage(const char *why)
 		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
-		"fredirty fstress heap heapsig all; foutside fstamp\n", why);
+		"fredirty fstress heap heapsig callstorm all; foutside fstamp\n", why);
 	return 2;
 }
 

@@ -76,5 +76,6 @@ void t_fstress(void);
 /* verify-heap.c */
 void t_heap(void);
 void t_heapsig(void);
+void t_callstorm(void);
 
 #endif /* VERIFY_H */

@@ -10,7 +10,7 @@
 # text and libc's, file pages mapped before the shim ran, the shim's own
 # data and its agent's stack): 3 MiB.
 set -u
-plan=9
+plan=10
 . "$top_srcdir/tests/daemon-lib.sh"
 
 budget_kb=32768
@@ -90,6 +90,14 @@ rc=$?
 sigs=$(echo "$out" | awk '/signals/ { print $3 }')
 check "malloc under a SIGALRM every 200 us (SA_RESTART): every malloc succeeds, every word right (${sigs:-?} signals)" \
 	"$([ $rc = 0 ] && [ "${sigs:-0}" -gt 100 ]; echo $?)" "$out"
+
+# Notifications withdrawn between the daemon's poll and its receive (a
+# thread signalled, or ended, in its call): the receive waits for the
+# next notification whatever O_NONBLOCK says, and the daemon with it.
+# Bounded by a timer (notify.c); a clean-clone CI run hung here before.
+out=$(prun "$VERIFY" --threads 4 --passes 5 callstorm 2>&1)
+check "4 threads' mmap'd mallocs, signalled every 50 us and started anew 100 times: every word right, no hang ($(echo "$out" | awk '/callstorm:/ { print $3, $4, $5, $6 }'))" \
+	$? "$out"
 
 stop_daemon
 check "the daemon ended cleanly" $? "$(tail -5 "$log")"

@@ -303,6 +303,9 @@ struct client {
 	uint64_t swapped;	/* slots referenced by its regions */
 	struct client_stats st;
 	bool rescan;		/* /proc/PID/maps may hold new mappings */
+	bool warned_outside;	/* told of a zero page outside a region */
+	unsigned int grown_waits;	/* a fault's retries for an adoption
+					 * put off (fault.c) */
 	bool map_limited;	/* told it reached vm.max_map_count */
 	uint32_t handed;	/* inode + 1 answered to "file" and not yet
 				 * mapped ("mapf"): a user of it meanwhile,
@@ -367,10 +370,14 @@ struct pgr {
 					 * client (watch/call.c) */
 	uint64_t next_call;
 	uint64_t calls_made;		/* such calls, ever */
+	uint64_t zero_outside;		/* zero pages served where no region
+					 * was (fault.c), ever */
 	uint64_t pgforeign;	/* pages found present in a mapping
 				 * adopted with none free: the kernel's, not
 				 * charged (adopt.c), ever */
-	bool foreign_warned;	/* told once they passed 1 % of the budget */
+	bool foreign_warned;
+	timer_t recv_guard;	/* bounds a seccomp receive (notify.c) */
+	bool recv_guard_ok;	/* told once they passed 1 % of the budget */
 	uint64_t arm_moved;	/* armed pages the agents moved out */
 	uint64_t arm_fell;	/* ... could not move, and dropped */
 	struct pgr_psi psi;		/* memory.pressure (psi.c) */

@@ -71,6 +71,8 @@ static void cmd_stat(struct req *r)
 		reply(r, "pgforeign %llu", (unsigned long long)p->pgforeign);
 		reply(r, "pager_calls_made %llu",
 		      (unsigned long long)p->calls_made);
+		reply(r, "pager_zero_outside %llu",
+		      (unsigned long long)p->zero_outside);
 		reply(r, "clients %u", pgr_nr_clients(p));
 		reply(r, "clients_joined %llu",
 		      (unsigned long long)p->clients_joined);

@@ -636,6 +636,8 @@ static struct region *grown_file(struct pgr *p, struct client *c,
 	return pgr_region_find(p, c, addr, rid);
 }
 
+#define GROWN_WAITS 200
+
 /* No region holds @addr, but the fault came: the VMA grew (mremap in
  * place) or was not seen yet. Take it over and look again. */
 static struct region *grown(struct pgr *p, struct client *c, uint64_t addr,
@@ -673,6 +675,19 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 		return PGR_RETRY;
 	if (!r)
 		r = grown(p, c, addr, &rid, file, sizeof(file));
+	/*
+	 * Registered but put off (adopt.c, later()): an event came while
+	 * grown() registered. A zero page now would be wrong data if it is
+	 * a move's REMAP that brings this page's slot, and a write to it
+	 * would be the kernel's page, outside the budget. So the fault
+	 * waits, but a while only (GROWN_WAITS retries, a millisecond
+	 * apart): threads that unmap without pause keep an event unread
+	 * all the time, and a wait for a quiet moment would never end.
+	 */
+	if (!r && !file[0] && pgr_mm_changing(c) &&
+	    ++c->grown_waits < GROWN_WAITS)
+		return PGR_RETRY;
+	c->grown_waits = 0;
 	if (!r && file[0]) {
 		snprintf(why, sizeof(why), "it touched 0x%llx, in a part of a "
 			 "file mapping the pager does not know: %s",
@@ -682,13 +697,21 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 	}
 	if (!r) {
 		/* Registered, but not ours to know: nothing of ours is
-		 * missing there, so it is a first touch. */
+		 * missing there, so it is a first touch. Or a message of a
+		 * fault already served, read late: a thread's fault that a
+		 * signal cut short is raised again, and both messages come;
+		 * by the second the page may be present (EEXIST) or its
+		 * mapping gone (ENOENT), and nothing is to be done. */
 		struct uffdio_zeropage z = { .range = { addr, PGR_PAGE } };
 
-		pgr_warn_("fault at 0x%llx of %d outside any region",
-			  (unsigned long long)addr, c->pid);
-		if (ioctl(c->uffd, UFFDIO_ZEROPAGE, &z) && errno == EAGAIN)
-			return PGR_RETRY;
+		if (ioctl(c->uffd, UFFDIO_ZEROPAGE, &z))
+			return errno == EAGAIN ? PGR_RETRY : PGR_SERVED;
+		p->zero_outside++;
+		if (!c->warned_outside)
+			pgr_warn_("fault at 0x%llx of %d outside any region: a "
+				  "zero page (pager_zero_outside counts them)",
+				  (unsigned long long)addr, c->pid);
+		c->warned_outside = true;
 		return PGR_SERVED;
 	}
 	off = (uint32_t)((addr - r->start) / PGR_PAGE);

@@ -27,6 +27,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +238,57 @@ static void advise(struct pgr *p, struct client *c,
 	pgr_advise(p, c, start, end, (int)req->data.args[2]);
 }
 
+/*
+ * SECCOMP_IOCTL_NOTIF_RECV waits until a notification comes, whatever
+ * O_NONBLOCK says, and the one poll(2) announced can be withdrawn before
+ * it is received (its thread was signalled, or ended). The daemon would
+ * then wait for the program's next notified call, and every client with
+ * it (a clean-clone CI run of 8041c9d hung so). So a receive runs under a
+ * timer: RECV_GUARD_SIG to this thread after RECV_GUARD_NS ends it with
+ * EINTR, and the loop goes on. Two timer_settime calls a notification.
+ */
+#define RECV_GUARD_SIG	(SIGRTMIN + 5)
+#define RECV_GUARD_NS	2000000		/* 2 ms */
+
+static void on_guard(int sig)
+{
+	(void)sig;	/* only to interrupt the receive: no SA_RESTART */
+}
+
+static int guard_init(struct pgr *p)
+{
+	struct sigaction sa = { .sa_handler = on_guard };
+	struct sigevent ev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = RECV_GUARD_SIG,
+	};
+
+	if (p->recv_guard_ok)
+		return 0;
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(RECV_GUARD_SIG, &sa, NULL) ||
+	    timer_create(CLOCK_MONOTONIC, &ev, &p->recv_guard))
+		return -errno;
+	p->recv_guard_ok = true;
+	return 0;
+}
+
+static int recv_guarded(struct pgr *p, int fd, struct seccomp_notif *req)
+{
+	struct itimerspec on = { .it_value = { 0, RECV_GUARD_NS } }, off = { 0 };
+	int r, err;
+
+	if (!p->recv_guard_ok)
+		return ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, req);
+	timer_settime(p->recv_guard, 0, &on, NULL);
+	r = ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, req);
+	err = errno;
+	timer_settime(p->recv_guard, 0, &off, NULL);
+	errno = err;
+	return r;
+}
+
 /* Take and answer one notification of @l: false if there was none (or
  * the listener is gone: then it is dropped). */
 static bool serve(struct pgr *p, struct listener *l)
@@ -245,7 +298,7 @@ static bool serve(struct pgr *p, struct listener *l)
 	struct client *c;
 
 	memset(&req, 0, sizeof(req));
-	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &req)) {
+	if (recv_guarded(p, l->fd, &req)) {
 		if (errno != EINTR && errno != ENOENT && errno != EAGAIN) {
 			pgr_warn_("a seccomp listener ended (%s): its "
 				  "processes' notified calls fail with ENOSYS "
@@ -360,7 +413,12 @@ static void on_notify(uv_poll_t *h, int status, int events)
 int pgr_notify_start(struct pgr *p, int fd)
 {
 	struct listener *l = pgr_xcalloc(1, sizeof(*l));
+	int err = guard_init(p);
 
+	if (err)
+		pgr_warn_("no timer to bound the seccomp listener's receive "
+			  "(%s): a call withdrawn before it is received would "
+			  "stop the daemon until the next one", strerror(-err));
 	l->fd = fd;
 	if (uv_poll_init(p->loop, &l->poll, fd)) {
 		free(l);
@@ -379,6 +437,9 @@ void pgr_notify_stop(struct pgr *p)
 {
 	while (p->listeners)
 		drop(p, p->listeners);
+	if (p->recv_guard_ok)
+		timer_delete(p->recv_guard);
+	p->recv_guard_ok = false;
 }
 
 void pgr_rescan(struct pgr *p)
