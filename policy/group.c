@@ -71,8 +71,13 @@ uint64_t pol__item_hier(const struct pol *pol, int group, enum pol_item item)
 /* Charge (nr > 0) or uncharge (nr < 0) @group and its ancestors. */
 void pol__charge(struct pol *pol, int group, int64_t nr)
 {
-	for (int g = group; g >= 0; g = pol__grp(pol, g)->parent)
-		pol__grp(pol, g)->usage += (uint64_t)nr;
+	for (int g = group; g >= 0; g = pol__grp(pol, g)->parent) {
+		struct group *gr = pol__grp(pol, g);
+
+		gr->usage += (uint64_t)nr;
+		if (gr->usage > gr->peak)
+			gr->peak = gr->usage;
+	}
 }
 
 /* Sum over @parent's children of min(usage, setting): the kernel's
@@ -233,4 +238,11 @@ uint64_t pol_group_usage(const struct pol *pol, int group)
 	if (group < 0 || (unsigned int)group >= pol->nr_groups)
 		return 0;
 	return pol__grp(pol, group)->usage;
+}
+
+uint64_t pol_group_peak(const struct pol *pol, int group)
+{
+	if (group < 0 || (unsigned int)group >= pol->nr_groups)
+		return 0;
+	return pol__grp(pol, group)->peak;
 }

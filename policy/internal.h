@@ -83,6 +83,7 @@ struct group {
 	int next_sibling;		/* -1: none */
 	struct lruvec lv;
 	uint64_t usage;			/* pages charged, hierarchical */
+	uint64_t peak;			/* the most usage was (memory.peak) */
 	uint64_t min, low, max;		/* memory.min/low/max, pages */
 	uint64_t emin, elow;		/* effective protection, last computed */
 	struct pol_list inode_lru;	/* unused inodes, for the shrinker */

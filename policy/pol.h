@@ -270,6 +270,9 @@ int pol_group_parent(const struct pol *pol, int group);
 unsigned int pol_nr_groups(const struct pol *pol);
 /* Pages charged to @group and its descendants. */
 uint64_t pol_group_usage(const struct pol *pol, int group);
+/* The most pages @group and its descendants were charged at once, since
+ * it was made: the kernel's memory.peak (v1: max_usage_in_bytes). */
+uint64_t pol_group_peak(const struct pol *pol, int group);
 
 /* ---- inodes ------------------------------------------------------------- */
 

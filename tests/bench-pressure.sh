@@ -18,6 +18,9 @@
 # anything else fails the benchmark (exit 1). It prints per program
 # pager / kernel time, young-bit faults per swap-in, the daemon's CPU per
 # fault (pager_cpu_us over pgfault), pager / kernel with ample memory,
+# the memory each side ran in under pressure (MB: k_mcg the kernel's
+# memory cgroup's max_usage_in_bytes, p_hwm the pager's run's largest
+# process's VmHWM, p_peak the daemon's charged pages' peak, memory.peak),
 # and the geometric means against issue 19's goals.
 #
 #   BENCH_ONLY="perl node"   a subset
@@ -256,24 +259,33 @@ for p in $only; do
 	gs=$(median "$P" global elapsed_s)
 	aks=$(median "$A" kernel elapsed_s)
 	aps=$(median "$A" pager elapsed_s)
+	# The memory each side ran in under pressure (MB): the kernel's memory
+	# cgroup's max_usage_in_bytes; the pager's largest process's VmHWM
+	# and its charged pages' peak (memory.peak).
+	kpk=$(median "$P" kernel memory_peak_kb)
+	phwm=$(median "$P" pager maxrss_kb)
+	ppk=$(median "$P" pager memory_peak_kb)
 	rows="$rows$(awk -v p="$p" -v b="$(budget "$p")" -v peak="$peak" \
+		-v kpk="$kpk" -v phwm="$phwm" -v ppk="$ppk" \
 		-v ks="$ks" -v ps="$ps" -v y="$young" -v i="$swapin" \
 		-v f="$faults" -v c="$cpu" -v aks="$aks" -v aps="$aps" -v gs="$gs" \
 		-v same="$same" 'function r(a, b) { return a > 0 && b > 0 ? a / b : -1 }
-		BEGIN { printf("%-8s %5s %8s %9s %9s %6s %9s %8s %8s %8s  %s",
+		function mb(kb) { return kb > 0 ? sprintf("%d", kb / 1024) : "-" }
+		BEGIN { printf("%-8s %5s %8s %9s %9s %6s %9s %8s %8s %8s %7s %7s %7s  %s",
 			p, b, peak ? sprintf("%d", peak / 1024) : "-",
 			ks ? sprintf("%.3f", ks) : "-", ps ? sprintf("%.3f", ps) : "-",
 			r(ps, ks) > 0 ? sprintf("%.2f", r(ps, ks)) : "-",
 			i > 0 ? sprintf("%.1f", y / i) : "-",
 			f > 0 ? sprintf("%.1f", c / f) : "-",
 			r(gs, ks) > 0 ? sprintf("%.2f", r(gs, ks)) : "-",
-			r(aps, aks) > 0 ? sprintf("%.3f", r(aps, aks)) : "-", same) }')\n"
+			r(aps, aks) > 0 ? sprintf("%.3f", r(aps, aks)) : "-",
+			mb(kpk), mb(phwm), mb(ppk), same) }')\n"
 done
 
 {
-	printf '%-8s %5s %8s %9s %9s %6s %9s %8s %8s %8s  %s\n' program budget \
-		peak_MB kernel_s pager_s ratio young/in us/fault global_r \
-		ample_r output
+	printf '%-8s %5s %8s %9s %9s %6s %9s %8s %8s %8s %7s %7s %7s  %s\n' \
+		program budget peak_MB kernel_s pager_s ratio young/in \
+		us/fault global_r ample_r k_mcg p_hwm p_peak output
 	printf "$rows"
 } | tee "$tmp/table.txt"
 # The geometric means over the programs that ran, and the worst.

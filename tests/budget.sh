@@ -10,7 +10,7 @@
 # text and libc's, file pages mapped before the shim ran, the shim's own
 # data and its agent's stack): 3 MiB.
 set -u
-plan=10
+plan=12
 . "$top_srcdir/tests/daemon-lib.sh"
 
 budget_kb=32768
@@ -101,3 +101,33 @@ check "4 threads' mmap'd mallocs, signalled every 50 us and started anew 100 tim
 
 stop_daemon
 check "the daemon ended cleanly" $? "$(tail -5 "$log")"
+
+# ---- peak memory in the experiment's table, both sides -------------------
+# The same Python program at 32M under the pager and natively in a memory
+# cgroup of 32M with swap: each run's largest process's VmHWM and the
+# budget's peak (the daemon's charged pages; the cgroup's
+# max_usage_in_bytes) are in the table and the CSV.
+printf '%s\n' "title     peak memory, both sides" \
+	"workload  python3 $tmp/bytearrays.py" "mem       32M" "swap      512M" \
+	"config    pager" "config    kernel native" >"$tmp/peak.exp"
+if out=$("$PAGER" experiment -o "$tmp/peak" "$tmp/peak.exp" 2>&1); then
+	csv=$tmp/peak/results.csv
+	v() { awk -F, -v c="$1" -v n="$2" '$1 == c && $3 == n { print int($4) }' "$csv"; }
+	phwm=$(v pager maxrss_kb); ppk=$(v pager memory_peak_kb)
+	khwm=$(v kernel maxrss_kb); kpk=$(v kernel memory_peak_kb)
+	check "the table shows each side's peak memory (maxrss_kb, memory_peak_kb, pgforeign rows)" \
+		"$(grep -q "Amean maxrss_kb" "$tmp/peak/table.txt" &&
+		   grep -q "Amean memory_peak_kb" "$tmp/peak/table.txt" &&
+		   grep -q "Amean pgforeign" "$tmp/peak/table.txt"; echo $?)" \
+		"$(cat "$tmp/peak/table.txt")"
+	check "both in 32M: pager VmHWM $phwm KiB and charged peak $ppk KiB, kernel VmHWM $khwm KiB and memcg peak $kpk KiB" \
+		"$([ "${phwm:-999999}" -le $((budget_kb + slack_kb)) ] &&
+		   [ "${ppk:-999999}" -le $budget_kb ] &&
+		   [ "${ppk:-0}" -gt $((budget_kb / 2)) ] &&
+		   [ "${kpk:-999999}" -le $budget_kb ] &&
+		   [ "${khwm:-0}" -gt 0 ]; echo $?)" \
+		"$(cat "$tmp/peak/table.txt")"
+else
+	not_ok "the peak experiment ran" "$out"
+	not_ok "both in 32M"
+fi

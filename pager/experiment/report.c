@@ -165,6 +165,9 @@ void exp_print_settings(FILE *f, const struct experiment *e,
 static void table(const struct report *x, FILE *f, struct exp_run **runs,
 		  char (*figs)[64], size_t nr_figs, int repeat)
 {
+	static const char *const always[] = {
+		"elapsed_s", "maxrss_kb", "memory_peak_kb", "pgforeign",
+	};
 	const struct experiment *e = x->e;
 	char counters[1024], *save = NULL;
 	int w = 22;	/* the names' column: the longest name, at least 22 */
@@ -195,12 +198,22 @@ static void table(const struct report *x, FILE *f, struct exp_run **runs,
 			     all_failed(runs[c], repeat));
 		fprintf(f, "\n");
 	}
-	{
-		struct stats b = stats_of(runs[0], repeat, "elapsed_s");
+	/* Then the time, and the memory each side ran in: the largest
+	 * process's peak RSS (VmHWM), the budget's peak use (the daemon's
+	 * charged pages; the memory cgroup's max_usage_in_bytes), and the
+	 * pages the pager left to the kernel, outside the budget. A row is
+	 * printed if some run has it (a table of an older CSV has none). */
+	for (size_t k = 0; k < sizeof(always) / sizeof(always[0]); k++) {
+		struct stats b = stats_of(runs[0], repeat, always[k]);
+		bool any = false;
 
-		fprintf(f, "Amean %-*s", w - 6, "elapsed_s");
 		for (int c = 0; c < e->nr_configs; c++)
-			cell(f, b, stats_of(runs[c], repeat, "elapsed_s"), !c,
+			any |= stats_of(runs[c], repeat, always[k]).n > 0;
+		if (!any)
+			continue;
+		fprintf(f, "Amean %-*s", w - 6, always[k]);
+		for (int c = 0; c < e->nr_configs; c++)
+			cell(f, b, stats_of(runs[c], repeat, always[k]), !c,
 			     false, all_failed(runs[c], repeat));
 		fprintf(f, "\n");
 	}

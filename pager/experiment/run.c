@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -302,7 +303,12 @@ static void stat_line(const char *line, void *arg)
 	char name[64];
 	double v;
 
-	if (sscanf(line, "%63s %lf", name, &v) == 2)
+	if (sscanf(line, "%63s %lf", name, &v) != 2)
+		return;
+	/* The budget's peak, in the native runs' unit (native.c, peak()). */
+	if (!strcmp(name, "memory.peak"))
+		exp_run_set(run, "memory_peak_kb", v / 1024);
+	else if (strcmp(name, "memory.current"))
 		exp_run_add(run, name, v);
 }
 
@@ -371,6 +377,7 @@ static void run_workload(const struct exp_runner *x, const char *sock,
 	char line[4096];
 	double deadline = now() + e->timeout_s;
 	bool timed_out = false, stopped = false;
+	struct rusage ru;
 	pid_t pid;
 
 	if (!out || pipe(pipefd)) {
@@ -462,7 +469,10 @@ static void run_workload(const struct exp_runner *x, const char *sock,
 	}
 	fclose(in);
 	fclose(out);
-	waitpid(pid, &status, 0);
+	/* Its largest process's peak RSS (VmHWM): a child's rusage holds
+	 * the most of its own and of every descendant it waited for. */
+	if (wait4(pid, &status, 0, &ru) == pid)
+		exp_run_set(run, "maxrss_kb", (double)ru.ru_maxrss);
 	if (stopped) {
 		run->failed = true;
 		snprintf(run->why, sizeof(run->why), "interrupted");

@@ -67,6 +67,10 @@ static void cmd_stat(struct req *r)
 		      (pgr_has_swap(p) ? p->o.swap_pages : 0));
 		reply(r, "swap_used %llu", (unsigned long long)p->swap_used);
 		pgr_swap_stat(r->p, stat_line, r);
+		reply(r, "memory.current %llu", (unsigned long long)
+		      pol_group_usage(p->pol, POL_ROOT) * PGR_PAGE);
+		reply(r, "memory.peak %llu", (unsigned long long)
+		      pol_group_peak(p->pol, POL_ROOT) * PGR_PAGE);
 		reply(r, "nr_foreign %llu", (unsigned long long)foreign(p));
 		reply(r, "pgforeign %llu", (unsigned long long)p->pgforeign);
 		reply(r, "pager_calls_made %llu",
@@ -109,6 +113,8 @@ static void cmd_stat(struct req *r)
 		pgr_swap_stat_group(r->p, g, stat_line, r);
 		reply(r, "memory.current %llu", (unsigned long long)
 		      pol_group_usage(p->pol, g) * PGR_PAGE);
+		reply(r, "memory.peak %llu", (unsigned long long)
+		      pol_group_peak(p->pol, g) * PGR_PAGE);
 		reply(r, "ok");
 	} else if (r->argc == 3 && !strcmp(r->argv[1], "pid") &&
 		   !pgr_parse_u64(r->argv[2], &v)) {
