@@ -254,7 +254,10 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 	free(c->fasked);
 	free(c->pending);
 	free(c->excluded);
+	free(c->parked);
 	c->regions = NULL;
+	c->parked = NULL;
+	c->nr_parked = c->cap_parked = 0;
 	c->asked = c->fasked = c->pending = c->excluded = NULL;
 	c->nr_fasked = c->cap_fasked = 0;
 	c->nr_regions = c->cap_regions = 0;
