@@ -368,7 +368,7 @@ static int cmd_fork(struct cmd *c)
 
 static int cmd_exit(struct cmd *c)
 {
-	int64_t pid;
+	int64_t pid = 0;	/* set by arg_pid; gcc cannot see it */
 
 	if (arg_pid(c, 1, &pid))
 		return -1;
