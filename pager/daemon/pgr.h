@@ -424,6 +424,8 @@ struct pgr {
 	uv_prepare_t before_wait;	/* background work, queued I/O sent */
 	unsigned int inflight;		/* reads and writes */
 	unsigned int writes;		/* of those, write-outs */
+	unsigned int ring_swap_writes;	/* of those, to a swap file or
+					 * device through the ring */
 	uint64_t writes_tick;		/* the tick a write-out last landed,
 					 * or the first of a run was sent */
 

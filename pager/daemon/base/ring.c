@@ -95,6 +95,8 @@ void pgr_ring_reap(struct pgr *p)
 
 			n++;
 			m++;
+			if ((tag & 3) == PGR_IO_SWAP_WRITE)
+				p->ring_swap_writes--;
 			complete(p, tag, cqe->res);
 		}
 		io_uring_cq_advance(ring(p), m);
@@ -191,6 +193,8 @@ int pgr_ring_queue(struct pgr *p, int fd, void *buf, size_t len, off_t off,
 				   (uint64_t)off);
 	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)tag_of(kind, arg));
 	started(p, write);
+	if (kind == PGR_IO_SWAP_WRITE)
+		p->ring_swap_writes++;
 	return 0;
 }
 

@@ -60,16 +60,23 @@
 
 /*
  * Is reclaim work under way whose end will free pages? Write-outs are
- * awaited as the kernel's reclaim_throttle() awaits writeback: a while
- * (VMSCAN_THROTTLE_WRITEBACK, HZ/10), not for ever. A file's write-back
- * waits for the inode's lock, which a client's write(2) may hold while
- * its own fault on the source buffer waits for memory: past a tick or two
- * without a write landing, reclaim goes on without them.
+ * awaited as the kernel's reclaim awaits writeback: pages under writeback
+ * are reclaimable, and no OOM kill comes while they are
+ * (should_reclaim_retry()). A swap file's or device's writes always land,
+ * and are awaited however long the disk takes (a busy one took over two
+ * ticks: verify advise was OOM-killed with all 1958 of its resident pages
+ * being written). A file's write-back waits for the inode's lock, which a
+ * client's write(2) may hold while its own fault on the source buffer
+ * waits for memory: past a tick or two without a write landing, reclaim
+ * goes on without those; a remote store's, until redis.timeout_ms says
+ * it is gone.
  */
 #define WRITES_AWAITED_TICKS 2
 
 bool pgr_in_flight(const struct pgr *p)
 {
+	if (p->ring_swap_writes)
+		return true;
 	if (p->writes && p->ticks - p->writes_tick < WRITES_AWAITED_TICKS)
 		return true;
 	/* A swap store's writes, until redis.timeout_ms says it is gone. */
