@@ -6,7 +6,7 @@
 # below each load's size, so pages are evicted and refaulted in between;
 # every output is compared with a native run's. Root, as daemon.sh.
 set -u
-plan=27
+plan=32
 . "$top_srcdir/tests/daemon-lib.sh"
 PY=/usr/bin/python3
 LMDB="$top_srcdir/tests/lmdb-rounds.py"
@@ -78,6 +78,84 @@ check "the lease break handed the sealed file back" \
 	"$(grep -q 'handed back to the kernel: opened for writing outside the pager' "$log"; echo $?)"
 check "the outsider's open handed the watched file back" \
 	"$(grep -q 'handed back to the kernel: opened by process' "$log"; echo $?)"
+# coreutils' truncate opens with O_NONBLOCK: a lease held would make that
+# open fail (EAGAIN) where natively it succeeds. The mapper then reads the
+# first page's new bytes and gets SIGBUS past the new end, as natively.
+MAPW="$top_srcdir/tests/map-rewrite.py"
+truncated() {	# truncated RUNNER...: the mapper's output, truncate's status
+	f=$dir/tr.$1
+	shift
+	seq 1 5000 >"$f"
+	rm -f "$dir/trgo"
+	mkfifo "$dir/trgo"
+	"$@" $PY "$MAPW" "$f" <"$dir/trgo" >"$dir/tr.out" 2>/dev/null &
+	m=$!
+	exec 8>"$dir/trgo"
+	for _ in $(seq 200); do grep -q mapped "$dir/tr.out" && break; sleep 0.05; done
+	truncate -s 4096 "$f" 2>"$dir/tr.err"
+	t=$?
+	printf 'hello, page zero' | dd of="$f" conv=notrunc status=none
+	echo go >&8
+	exec 8>&-
+	wait $m
+	echo "mapper $? truncate $t $(cat "$dir/tr.err")"
+	cat "$dir/tr.out"
+}
+want=$(truncated native env)
+got=$(truncated pager prun)
+check "truncate -s 4096 outside the pager of a file a client maps: it succeeds, the mapper sees the new bytes and SIGBUS past the end, as natively" \
+	"$([ "$got" = "$want" ]; echo $?)" "$got / $want"
+check "the outsider's open for writing was held, not refused: the file was handed back first" \
+	"$(grep -q 'handed back to the kernel: opened for writing outside the pager (process' "$log"; echo $?)"
+# Rewrites in place by truncate-and-write while a process maps the file:
+# every mapper reads the new bytes (SIGBUS past a shorter end), as
+# natively. sort -o opens its output, dup2s it onto 1 and writes there
+# through stdio; a shell's > does the same for cat; python's open(w)
+# truncates on open; truncate then >> truncates, then appends; mv
+# renames another file over it (the mapper keeps the old inode).
+rewrites() {	# rewrites RUNNER...: the mapper's output for each rewrite
+	for k in 1 2 3 4 5; do
+		f=$dir/rw.$k
+		seq 5000 -1 1 >"$f"
+		case $k in
+		1) set -- sort -o "$f" "$f" ;;
+		2) set -- sh -c 'sort -r "$1" >"$1.t"; cat "$1.t" >"$1"' sh "$f" ;;
+		3) set -- $PY -c 'import sys; open(sys.argv[1], "w").write("new\n" * 6000)' "$f" ;;
+		4) set -- sh -c 'truncate -s 0 "$1"; seq 2 3001 >>"$1"' sh "$f" ;;
+		5) set -- sh -c 'sort "$1" >"$1.t"; mv "$1.t" "$1"' sh "$f" ;;
+		esac
+		out=$($RUNNER $PY "$MAPW" "$f" "$@" 2>&1; echo "status $?")
+		echo "rewrite $k: $(echo "$out" | grep -v '^Traceback\|^  \|^Bus error' | tr '\n' ' ')"
+	done
+}
+want=$(RUNNER=env rewrites)
+got=$(RUNNER=prun rewrites)
+check "sort -o, a shell's >, open(w), truncate then >>, mv over: each rewrite inside the pager of a file a client maps is what the mapper reads, as natively" \
+	"$([ "$got" = "$want" ] && [ "$(echo "$want" | grep -c ' then ')" = 5 ]; echo $?)" "$got / $want"
+check "sort -o's and the shell's output on descriptor 1 handed the file back (unfiltered writes)" \
+	"$(grep -q 'through its descriptor 1, whose writes the pager does not see' "$log"; echo $?)"
+outside() {	# outside RUNNER...: sort -o outside the pager of a mapped file
+	f=$dir/ro.$1
+	shift
+	seq 5000 -1 1 >"$f"
+	rm -f "$dir/rogo"
+	mkfifo "$dir/rogo"
+	"$@" $PY "$MAPW" "$f" <"$dir/rogo" >"$dir/ro.out" 2>/dev/null &
+	m=$!
+	exec 8>"$dir/rogo"
+	for _ in $(seq 200); do grep -q mapped "$dir/ro.out" && break; sleep 0.05; done
+	sort -o "$f" "$f"
+	sh -c 'sort -r "$1" >"$1.t"; cat "$1.t" >"$1"' sh "$f"
+	echo go >&8
+	exec 8>&-
+	wait $m
+	echo "mapper $?"
+	cat "$dir/ro.out"
+}
+want=$(outside native env)
+got=$(outside pager prun)
+check "sort -o and a shell's > outside the pager over a file a client maps: the mapper reads the new bytes, as natively" \
+	"$([ "$got" = "$want" ]; echo $?)" "$got / $want"
 stop_daemon
 
 # ---- python3-lmdb ----------------------------------------------------------------

@@ -88,8 +88,10 @@ static pid_t start_daemon(struct daemon_args *a, const char *sock)
  * stdio, raw syscall(2), programs without the shim): the daemon sees
  * each, and hands a watched file it writes back to the kernel first
  * (docs/files.md, "Coherence"). Writes to descriptors 0-2 (a terminal, a
- * pipe: never a watched file in practice) are left alone, so that stdio
- * output costs nothing. copy_file_range and splice use all six argument
+ * pipe) are left alone, so that stdio output costs nothing; one that
+ * names a cached file (`cmd > FILE`, sort -o's dup2) is told to the
+ * daemon by the shim when it comes to (io.c, std_check()), and found by
+ * the daemon's scan of writers, and that file is handed back. copy_file_range and splice use all six argument
  * registers and are not caught (the shim sees them through libc).
  */
 static int add_write_rules(scmp_filter_ctx ctx)

@@ -205,6 +205,8 @@ struct finode {
 				 * FT_HANDED_BACK (lib/ftable.h); 0: just
 				 * made, not yet safe to serve */
 	uint32_t ft_slot;	/* its entry in the shared table, or NONE */
+	bool code;		/* mapped executable once: a sealed one
+				 * keeps no open mark (seal.c) */
 	bool rw_mapped;		/* mapped shared and writable: the readers
 				 * outside were looked for (seal.c); RW is
 				 * set when a page is first dirty */
@@ -486,7 +488,9 @@ struct pgr {
 	/* coherence with writers of cached files (seal.c, demote.c) */
 	int lease_sfd;			/* signalfd: a sealed inode's lease breaks */
 	uv_poll_t lease_poll;
-	int fan_fd;			/* fanotify: opens of watched inodes */
+	int fan_fd;			/* fanotify: opens of watched inodes,
+					 * and of sealed ones (if fan_tid) */
+	bool fan_tid;			/* its events name the thread */
 	int fan_pipe[2];		/* its thread's events for the loop */
 	int fan_stop[2];		/* tells its thread to end */
 	pthread_t fan_thread;

@@ -493,6 +493,52 @@ ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n,
 
 /* ---- opens for writing ------------------------------------------------- */
 
+/*
+ * `pager run`'s write filter leaves descriptors 0-2 alone (a terminal's or
+ * a pipe's output costs nothing), so a write through one that names a
+ * cached file is unseen: a shell's `cmd > FILE`, `sort -o FILE`'s dup2 of
+ * its output onto 1, an open after close(1). When one comes to name a
+ * cached inode open for writing, the daemon hands that inode back before
+ * the call that made it returns (the daemon's scan of writers finds such
+ * descriptors of clients for an inode cached later: seal.c).
+ */
+static void std_check(int fd)
+{
+	struct ft_entry e;
+	int saved = errno;
+	long fl;
+
+	if (fd < 0 || fd > 2 || (!NR_WATCHED() && !NR_SEALED()) ||
+	    !entry_of_fd(fd, &e))
+		return;
+	fl = syscall(SYS_fcntl, fd, F_GETFL);
+	if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY)
+		ask("wstd", &e, 0, (unsigned long long)fd);
+	errno = saved;
+}
+
+void shim_check_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		std_check(fd);
+}
+
+int dup2(int old, int new)
+{
+	int r = (int)syscall(SYS_dup2, old, new);
+
+	std_check(r);
+	return r;
+}
+
+int dup3(int old, int new, int flags)
+{
+	int r = (int)syscall(SYS_dup3, old, new, flags);
+
+	std_check(r);
+	return r;
+}
+
 static bool writes(int flags)
 {
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
@@ -530,6 +576,8 @@ static int do_open(int dir, const char *path, int flags, mode_t mode)
 	open_begin(dir, path, flags);
 	fd = (int)syscall(SYS_openat, dir, path, flags, mode);
 	open_end(fd, flags);
+	if (writes(flags))
+		std_check(fd);
 	return fd;
 }
 
@@ -644,8 +692,11 @@ static FILE *stdio_open(void **cache, const char *name, const char *path,
 	open_begin(AT_FDCWD, path, flags);
 	r = re ? ((freopen_fn *)f)(path, mode, old) :
 		 ((fopen_fn *)f)(path, mode);
-	if (r)
+	if (r) {
 		open_end(fileno(r), flags);
+		if (writes(flags))
+			std_check(fileno(r));
+	}
 	return r;
 }
 

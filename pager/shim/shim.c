@@ -446,6 +446,7 @@ static void shim_start(void)
 	pthread_atfork(NULL, NULL, child_after_fork);
 	start_agent();
 	shim_take_texts();
+	shim_check_std_fds();
 }
 
 __attribute__((constructor)) static void shim_init(void)

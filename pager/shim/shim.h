@@ -75,6 +75,10 @@ int pager_phase(const char *name);
 /* Put the never-written segments of the loaded objects (the program's
  * text and its libraries') in the daemon's page cache. */
 void shim_take_texts(void);
+/* io.c: descriptors 0-2 that name a cached file open for writing are
+ * told to the daemon, which hands the file back (their writes are not
+ * filtered); at start, then at each dup2/dup3/open onto them. */
+void shim_check_std_fds(void);
 
 /* agent.c */
 /* Start the agent process on shim.stack, handing it the hello connection

@@ -138,7 +138,7 @@ static void close_inode(struct pgr *p, uint32_t ino)
 	struct finode *fi = F(p, ino);
 
 	pgr_ftable_set(p, ino, 0);
-	if ((fi->coh & FT_WATCHED) && p->fan_fd >= 0)
+	if ((fi->coh & (FT_WATCHED | FT_SEALED)) && p->fan_fd >= 0)
 		fanotify_mark(p->fan_fd, FAN_MARK_REMOVE, FAN_OPEN_PERM, fi->fd,
 			      NULL);
 	for (size_t k = 0; k < fi->nr_fan_waits; k++) {
@@ -583,7 +583,7 @@ void pgr_file_drop(struct pgr *p, uint32_t ino)
 	struct finode *fi = F(p, ino);
 
 	pgr_ftable_set(p, ino, 0);
-	if ((fi->coh & FT_WATCHED) && p->fan_fd >= 0)
+	if ((fi->coh & (FT_WATCHED | FT_SEALED)) && p->fan_fd >= 0)
 		fanotify_mark(p->fan_fd, FAN_MARK_REMOVE, FAN_OPEN_PERM, fi->fd,
 			      NULL);
 	if (fi->coh & FT_SEALED)

@@ -120,6 +120,7 @@ static void cmd_mapf(struct req *r)
 		fail(r, "mapf: %s", why ? why : strerror(-err));
 		return;
 	}
+	pgr_seal_mapped(r->p, (uint32_t)ino, fl & 4);
 	reply(r, "ok");
 }
 
@@ -245,6 +246,26 @@ static void cmd_wopen(struct req *r)
 	reply(r, "ok");
 }
 
+/* wstd ID GEN 0 FD: the client's descriptor FD (0-2, which `pager run`'s
+ * write filter leaves alone) names the inode, open for writing: its
+ * writes there are unseen, and the inode is handed back ("busy" until). */
+static void cmd_wstd(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t fd, zero;
+	char why[112];
+	int ino;
+
+	if (!c || (ino = inode_arg(r, 1, &zero, &fd)) < 0)
+		return;
+	snprintf(why, sizeof(why), "written by process %d through its "
+		 "descriptor %d, whose writes the pager does not see",
+		 (int)c->pid, (int)(fd & 3));
+	pgr_demote(r->p, (uint32_t)ino, why);
+	reply(r, "busy");
+	reply(r, "ok");
+}
+
 /* wpre|wpost ID GEN FROM TO: a write to bytes [FROM, TO) of the inode */
 static void cmd_write(struct req *r, bool post)
 {
@@ -312,6 +333,8 @@ bool pgr_ctl_file(struct req *r)
 		cmd_ftable(r);
 	else if (!strcmp(cmd, "wopen"))
 		cmd_wopen(r);
+	else if (!strcmp(cmd, "wstd"))
+		cmd_wstd(r);
 	else if (!strcmp(cmd, "wpre"))
 		cmd_write(r, false);
 	else if (!strcmp(cmd, "wpost"))

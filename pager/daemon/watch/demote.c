@@ -30,6 +30,7 @@
  * and notif_waits), and the timer for stragglers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +293,10 @@ static void finish(struct pgr *p, uint32_t ino)
 {
 	struct finode *fi = F(p, ino);
 
+	/* The opens let go must find no lease (one with O_NONBLOCK would
+	 * fail on it). */
+	if (fi->coh & FT_SEALED)
+		fcntl(fi->fd, F_SETLEASE, F_UNLCK);
 	for (size_t k = 0; k < fi->nr_fan_waits; k++) {
 		struct fanotify_response r = { fi->fan_waits[k], FAN_ALLOW };
 

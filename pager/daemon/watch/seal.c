@@ -53,6 +53,7 @@
 #include <sys/fanotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,21 +76,32 @@ static void set_coh(struct pgr *p, uint32_t ino, uint32_t coh)
 
 /* ---- who writes ------------------------------------------------------ */
 
-/* A fork child not yet paired with its pid, whose parent is @pid's: its
- * shim is its parent's copy. */
-static struct client *unpaired_child(struct pgr *p, pid_t pid)
+/* The number after "@key:" in /proc/@pid/status, or 0. */
+static pid_t status_pid(pid_t pid, const char *key)
 {
 	char path[64], line[128];
-	pid_t ppid = 0;
+	size_t len = strlen(key);
+	pid_t v = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "PPid: %d", &ppid) == 1)
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = (pid_t)atoi(line + len + 1);
 			break;
+		}
 	if (f)
 		fclose(f);
+	return v;
+}
+
+/* A fork child not yet paired with its pid, whose parent is @pid's: its
+ * shim is its parent's copy. */
+static struct client *unpaired_child(struct pgr *p, pid_t pid)
+{
+	pid_t ppid = status_pid(pid, "PPid");
+
 	for (uint32_t k = 0; ppid > 0 && k < p->nr_clients; k++) {
 		struct client *c = &p->clients[k];
 
@@ -114,8 +126,10 @@ bool pgr_seal_is_writer_client(struct pgr *p, pid_t pid)
 }
 
 /* Does process @pid (its /proc directory @dir) have @fi open for writing,
- * or mapped shared and writable (any at all, if @readers)? */
-static bool holds(int dir, const struct finode *fi, bool readers)
+ * or mapped shared and writable (any at all, if @readers)? With @std,
+ * only open for writing on a descriptor 0-2, which `pager run`'s write
+ * filter leaves alone (a client's writes there are unseen: io.c). */
+static bool holds(int dir, const struct finode *fi, bool readers, bool std)
 {
 	int fds = openat(dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char line[512], name[300];
@@ -131,10 +145,11 @@ static bool holds(int dir, const struct finode *fi, bool readers)
 			int info;
 
 			if (de->d_name[0] == '.' ||
+			    (std && (de->d_name[0] > '2' || de->d_name[1])) ||
 			    fstatat(fds, de->d_name, &st, 0) ||
 			    st.st_dev != fi->dev || st.st_ino != fi->ino)
 				continue;
-			if (readers) {
+			if (readers && !std) {
 				found = true;
 				break;
 			}
@@ -152,8 +167,8 @@ static bool holds(int dir, const struct finode *fi, bool readers)
 	} else if (fds >= 0) {
 		close(fds);
 	}
-	if (found)
-		return true;
+	if (found || std)
+		return found;
 	/* A mapping outlives its descriptor. */
 	{
 		int m = openat(dir, "maps", O_RDONLY | O_CLOEXEC);
@@ -193,13 +208,16 @@ pid_t pgr_seal_outsider(struct pgr *p, uint32_t ino, bool readers)
 		pid_t pid = (pid_t)atoi(de->d_name);
 		int dir;
 
-		if (pid <= 0 || pid == self || pgr_seal_is_writer_client(p, pid))
+		bool client;
+
+		if (pid <= 0 || pid == self)
 			continue;
+		client = pgr_seal_is_writer_client(p, pid);
 		dir = openat(proc, de->d_name, O_RDONLY | O_DIRECTORY |
 			     O_CLOEXEC);
 		if (dir < 0)
 			continue;
-		if (holds(dir, fi, readers))
+		if (holds(dir, fi, readers && !client, client))
 			found = pid;
 		close(dir);
 	}
@@ -209,17 +227,46 @@ pid_t pgr_seal_outsider(struct pgr *p, uint32_t ino, bool readers)
 
 /* ---- the two safe states --------------------------------------------- */
 
-/* A read lease on the daemon's descriptor: granted only if no one has the
- * file open for writing, the daemon included. */
+/*
+ * A read lease on the daemon's descriptor: granted only if no one has the
+ * file open for writing, the daemon included. With it a FAN_OPEN_PERM
+ * mark (placed first: no open slips between): an open for writing waits
+ * for the daemon's answer before it reaches the lease, which an open with
+ * O_NONBLOCK would find held and fail with EAGAIN, where natively it
+ * succeeds (coreutils' truncate and touch open so). The thread lets every
+ * other open of the inode go at once (allows()), but each still costs the
+ * opener a round trip to it, a cross-CPU wake-up (4.5 us an open+close
+ * becomes 125 on a 2-vCPU VM): code, which every process loading it opens
+ * and no one truncates in place, keeps the lease alone (pgr_seal_mapped()).
+ */
 static bool seal(struct pgr *p, uint32_t ino)
 {
 	struct finode *fi = F(p, ino);
+	bool marked = p->fan_fd >= 0 && p->fan_tid && !fi->code &&
+		      !fanotify_mark(p->fan_fd, FAN_MARK_ADD, FAN_OPEN_PERM,
+				     fi->fd, NULL);
 
 	if (fcntl(fi->fd, F_SETSIG, LEASE_SIG) ||
-	    fcntl(fi->fd, F_SETLEASE, F_RDLCK))
+	    fcntl(fi->fd, F_SETLEASE, F_RDLCK)) {
+		if (marked)
+			fanotify_mark(p->fan_fd, FAN_MARK_REMOVE,
+				      FAN_OPEN_PERM, fi->fd, NULL);
 		return false;
+	}
 	set_coh(p, ino, FT_SEALED);
 	return true;
+}
+
+void pgr_seal_mapped(struct pgr *p, uint32_t ino, bool exec)
+{
+	struct finode *fi = F(p, ino);
+
+	if (!exec || fi->code)
+		return;
+	fi->code = true;
+	if (fi->coh == FT_SEALED && p->fan_fd >= 0)
+		fanotify_mark(p->fan_fd, FAN_MARK_REMOVE, FAN_OPEN_PERM, fi->fd,
+			      NULL);
 }
 
 /* The daemon's descriptors of @fi for write-through and write-back (its
@@ -411,33 +458,132 @@ static void answer(struct pgr *p, int fd, bool allow)
 	close(fd);
 }
 
-/* An open of a watched inode: a write-through client goes on, anyone else
- * once the inode is the kernel's. */
+/*
+ * An open the thread passed on: of a watched inode (a write-through client
+ * goes on, anyone else once the inode is the kernel's), or one for writing
+ * of a sealed inode (a client's, unannounced: libc's own open in fopen,
+ * the inode is watched from now on; anyone else's: handed back first, so
+ * that the open finds no lease).
+ */
 static void on_open(struct pgr *p, const struct fanotify_event_metadata *m)
 {
+	pid_t pid = p->fan_tid ? status_pid(m->pid, "Tgid") : m->pid;
 	struct stat st;
+	uint32_t coh;
+	char why[112];
 	int ino = -1;
 
 	if (m->fd >= 0 && !fstat(m->fd, &st))
 		ino = pgr_file_find(p, st.st_dev, st.st_ino);
-	if (ino < 0 || !(F(p, (uint32_t)ino)->coh &
-			 (FT_WATCHED | FT_HANDED_BACK)) ||
-	    ((F(p, (uint32_t)ino)->coh & FT_WATCHED) &&
-	     pgr_seal_is_writer_client(p, m->pid))) {
+	coh = ino >= 0 ? F(p, (uint32_t)ino)->coh : 0;
+	if ((coh & FT_SEALED) && !(coh & FT_HANDED_BACK)) {
+		if (pgr_seal_is_writer_client(p, pid) &&
+		    !unseal(p, (uint32_t)ino, false)) {
+			answer(p, m->fd, true);
+			return;
+		}
+		snprintf(why, sizeof(why), "opened for writing outside the "
+			 "pager (process %d)", (int)pid);
+		pgr_demote(p, (uint32_t)ino, why);
+		pgr_demote_wait_fan(p, (uint32_t)ino, m->fd);
+		return;
+	}
+	if (!(coh & (FT_WATCHED | FT_HANDED_BACK)) ||
+	    ((coh & FT_WATCHED) && pgr_seal_is_writer_client(p, pid))) {
 		answer(p, m->fd, true);
 		return;
 	}
-	if (F(p, (uint32_t)ino)->coh & FT_WATCHED) {
-		char why[96];
-
+	if (coh & FT_WATCHED) {
 		snprintf(why, sizeof(why), "opened by process %d, which does "
-			 "not write through the pager", (int)m->pid);
+			 "not write through the pager", (int)pid);
 		pgr_demote(p, (uint32_t)ino, why);
 	}
 	pgr_demote_wait_fan(p, (uint32_t)ino, m->fd);
 }
 
-/* The thread: the daemon's own opens allowed, the rest to the loop. It
+/*
+ * The flags of the open thread @tid waits in (blocked in the permission
+ * event), from /proc/TID/syscall; -1 for a call this does not know (an
+ * io_uring worker's, a 32-bit program's): that open goes on, and if it
+ * writes it breaks the lease (on_lease()), as without the mark.
+ */
+static long open_flags(pid_t tid)
+{
+	unsigned long long a[6];
+	char path[64], buf[256];
+	uint64_t how = 0;
+	ssize_t n;
+	long nr;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1],
+		   &a[2], &a[3], &a[4], &a[5]) != 7)
+		return -1;
+	switch (nr) {
+	case SYS_open:
+		return (long)a[1];
+	case SYS_openat:
+	case SYS_open_by_handle_at:
+		return (long)a[2];
+	case SYS_creat:
+		return O_WRONLY | O_CREAT | O_TRUNC;
+	case SYS_execve:
+	case SYS_execveat:
+		return O_RDONLY;
+	case SYS_openat2:	/* struct open_how begins with its flags */
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? pread(fd, &how, sizeof(how), (off_t)a[2]) : -1;
+		if (fd >= 0)
+			close(fd);
+		return n == sizeof(how) ? (long)how : -1;
+	}
+	return -1;
+}
+
+/*
+ * May the thread let open event @m go without the loop? The daemon's own
+ * opens, and an open of a sealed inode that neither writes nor truncates
+ * (a lease breaks for those alone): the many opens of libraries and
+ * executables cost a thread's wake-up, not a turn of the loop.
+ */
+static bool allows(struct pgr *p, const struct fanotify_event_metadata *m,
+		   pid_t self)
+{
+	const struct ftable *t;
+	struct ft_entry e;
+	struct stat st;
+	char path[64];
+	long flags;
+
+	if (m->pid == self)
+		return true;
+	if (!p->fan_tid)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)m->pid);
+	if (!stat(path, &st))
+		return true;	/* another thread of the daemon's */
+	if (!(t = __atomic_load_n(&p->ftable, __ATOMIC_ACQUIRE)) ||
+	    fstat(m->fd, &st) ||
+	    !ft_lookup(t, (uint64_t)st.st_dev, (uint64_t)st.st_ino,
+		       &e) ||
+	    (e.flags & (FT_WATCHED | FT_HANDED_BACK)) ||
+	    !(e.flags & FT_SEALED))
+		return false;
+	flags = open_flags(m->pid);
+	return flags < 0 ||
+	       ((flags & O_ACCMODE) == O_RDONLY && !(flags & O_TRUNC));
+}
+
+/* The thread: the opens it may allow (allows()), the rest to the loop. It
  * ends when pgr_seal_release() writes to fan_stop. */
 static void *fan_thread(void *arg)
 {
@@ -469,7 +615,7 @@ static void *fan_thread(void *arg)
 
 			if (m->vers != FANOTIFY_METADATA_VERSION || m->fd < 0)
 				continue;
-			if (m->pid == self || !(m->mask & FAN_OPEN_PERM)) {
+			if (!(m->mask & FAN_OPEN_PERM) || allows(p, m, self)) {
 				if (write(p->fan_fd, &r, sizeof(r)) < 0)
 					break;
 				close(m->fd);
@@ -510,8 +656,14 @@ int pgr_seal_init(struct pgr *p)
 	uv_poll_init(p->loop, &p->lease_poll, p->lease_sfd);
 	p->lease_poll.data = p;
 	uv_poll_start(&p->lease_poll, UV_READABLE, on_lease);
-	p->fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC,
+	/* With each event's thread (FAN_REPORT_TID, 4.20): open_flags(). */
+	p->fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC |
+				  FAN_REPORT_TID,
 				  O_RDONLY | O_CLOEXEC | O_LARGEFILE);
+	p->fan_tid = p->fan_fd >= 0;
+	if (p->fan_fd < 0)
+		p->fan_fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC,
+					  O_RDONLY | O_CLOEXEC | O_LARGEFILE);
 	if (p->fan_fd < 0) {
 		pgr_info("no fanotify permission events (%s): files open for "
 			 "writing stay the kernel's", strerror(errno));

@@ -93,6 +93,9 @@ void pgr_seal_release(struct pgr *p);
  */
 int pgr_seal_take(struct pgr *p, struct client *c, uint32_t ino, bool rw,
 		  const char **why);
+/* @ino is mapped (@exec: executable): code's opens go unwatched while
+ * it is sealed (seal.c, "the mark"). */
+void pgr_seal_mapped(struct pgr *p, uint32_t ino, bool exec);
 /* @c is about to open @ino for writing (or to truncate it): 0 once it
  * may (the inode watched, or handed back), -EAGAIN: ask again soon. */
 int pgr_seal_wopen(struct pgr *p, struct client *c, uint32_t ino);
