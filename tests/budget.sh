@@ -10,7 +10,7 @@
 # text and libc's, file pages mapped before the shim ran, the shim's own
 # data and its agent's stack): 3 MiB.
 set -u
-plan=12
+plan=14
 . "$top_srcdir/tests/daemon-lib.sh"
 
 budget_kb=32768
@@ -40,7 +40,7 @@ for b in l:
     h.update(b)
 print(h.hexdigest())
 for line in open('/proc/self/status'):
-    if line.startswith('VmHWM'):
+    if line.startswith(('VmHWM', 'CapEff', 'RssFile')):
         sys.stderr.write(line)
 EOF
 want=$(python3 "$tmp/bytearrays.py" 2>/dev/null)
@@ -130,4 +130,48 @@ if out=$("$PAGER" experiment -o "$tmp/peak" "$tmp/peak.exp" 2>&1); then
 else
 	not_ok "the peak experiment ran" "$out"
 	not_ok "both in 32M"
+fi
+
+# ---- a program that changes its user -----------------------------------------
+# pager run as root, the program as nobody (setpriv, as a service drops
+# root): it may not make a userfaultfd with fork events itself, and the
+# daemon hands it /dev/userfaultfd and makes the UFFDIO_API for it. Its
+# memory must stay in the budget, never run unmanaged: it ran in 89.8 MB
+# under --mem 32M, the shim not even loaded (its directory root's alone).
+if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	chmod 755 "$tmp"
+	want=$(/usr/bin/python3 "$tmp/bytearrays.py" 2>/dev/null)
+	out=$(cd / && timeout -k 5 120 "$PAGER" run --mem 32M -- setpriv \
+		--reuid=nobody --regid=nogroup --clear-groups \
+		/usr/bin/python3 "$tmp/bytearrays.py" 2>"$tmp/nobody.err")
+	kb=$(hwm <"$tmp/nobody.err")
+	# Debian's python3 maps 5 MiB of text more than the one on PATH
+	# (libpython's own file): regular files' pages are the kernel's.
+	text_kb=$(awk '/RssFile/ { print $(NF - 1) }' "$tmp/nobody.err")
+	check "python3 as nobody under pager run (root): the native sha256, VmHWM ${kb:-?} KiB <= budget + slack + its ${text_kb:-?} KiB of file pages, no capability (CapEff $(grep CapEff "$tmp/nobody.err" | awk '{ print $2 }'))" \
+		"$([ "$out" = "$want" ] &&
+		   [ "${kb:-999999}" -le $((budget_kb + slack_kb + ${text_kb:-0})) ] &&
+		   grep -q 'CapEff:	0000000000000000' "$tmp/nobody.err"; echo $?)" \
+		"$out / $want $(cat "$tmp/nobody.err")"
+else
+	skip_one "no setpriv or no user nobody"
+fi
+
+# ---- a program in a PID namespace of its own ---------------------------------
+# unshare --pid --fork (bubblewrap, a container runtime, Chromium's zygote
+# do the same): its shell is 1 there, says "hello 1", and its fork child's
+# faults carry the namespace's thread ids (base/nspid.c). Before, the
+# daemon refused it ("process N cannot speak for process 1") and the run
+# stopped.
+if command -v unshare >/dev/null; then
+	want=$(python3 "$tmp/bytearrays.py" 2>/dev/null)
+	out=$(timeout -k 5 120 "$PAGER" run --mem 32M -- unshare --pid --fork \
+		sh -c "python3 $tmp/bytearrays.py; echo \$\$" 2>"$tmp/ns.err")
+	kb=$(hwm <"$tmp/ns.err")
+	check "python3 forked by a shell that is process 1 of its PID namespace: the native sha256, VmHWM ${kb:-?} KiB <= budget + slack" \
+		"$([ "$out" = "$want
+1" ] && [ "${kb:-999999}" -le $((budget_kb + slack_kb)) ]; echo $?)" \
+		"$out / $want $(cat "$tmp/ns.err")"
+else
+	skip_one "no unshare"
 fi

@@ -300,6 +300,19 @@ static int setup(const char *sock, struct daemon_args *a, const char *group,
 /* Is the daemon still there: our private one not exited, a joined one
  * answering a ping within half a second? (A daemon being killed can
  * still accept a connection, and never answer.) */
+/* Wait for CMD, reaping on the way the orphans given to us as their
+ * subreaper (and the daemon, if it dies first: daemon_alive() then says
+ * so). */
+static pid_t wait_cmd(pid_t child, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(-1, status, 0);
+
+		if (w == child || (w < 0 && errno != EINTR))
+			return w;
+	}
+}
+
 static bool daemon_alive(const char *sock, pid_t daemon)
 {
 	struct timeval half = { .tv_usec = 500000 };
@@ -482,6 +495,10 @@ int cmd_run(int argc, char **argv)
 				 strerror(errno));
 			return 1;
 		}
+		/* Searchable by all (not listable): CMD may change its user,
+		 * and its processes must still reach the socket and the shim
+		 * (the daemon lets in only the run's processes). */
+		chmod(dir, 0711);
 		snprintf(sock, sizeof(sock), "%s/socket", dir);
 		daemon = start_daemon(&a, sock);
 		if (daemon < 0) {
@@ -501,6 +518,12 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	/* The private daemon lets in the run's processes only, found by
+	 * their parents (conn.c, pgr_conn_in_run()): one that a double fork
+	 * orphaned (Chromium's crash handler, a daemonizing server) must
+	 * still be ours, not init's, while CMD runs. */
+	if (daemon > 0)
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	/* CMD decides; we report. CMD gets the dispositions we were given. */
 	sigaction(SIGINT, &ign, &intr);
 	sigaction(SIGQUIT, &ign, &quit);
@@ -510,7 +533,7 @@ int cmd_run(int argc, char **argv)
 		sigaction(SIGQUIT, &quit, NULL);
 		exec_child(argv + optind, sock, group, shim, base);
 	}
-	if (child < 0 || waitpid(child, &status, 0) < 0) {
+	if (child < 0 || wait_cmd(child, &status) < 0) {
 		pgr_warn("cannot run '%s': %s", argv[optind], strerror(errno));
 		rc = 1;
 		goto out;

@@ -87,7 +87,9 @@ int pgr_shim_dir(const char *base, const struct shim_conf *c,
 
 	h = fnv(h, shim);
 	snprintf(dir, sizeof(dir), "%s/%016llx", base, (unsigned long long)h);
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	/* Searchable and readable by all: a program may change its user
+	 * (setpriv, a service dropping root) and still load the shim. */
+	if (mkdir(dir, 0755) && errno != EEXIST)
 		return -errno;
 	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 		return -EPERM;
@@ -101,7 +103,7 @@ int pgr_shim_dir(const char *base, const struct shim_conf *c,
 	 * old file or the new one, never half of one. */
 	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, SHIM_CONF_NAME,
 		 (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, text, (size_t)n) != n) {

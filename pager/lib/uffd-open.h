@@ -5,12 +5,34 @@
 #ifndef PGR_UFFD_OPEN_H
 #define PGR_UFFD_OPEN_H
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compat.h"
+
+/* What a client's userfaultfd asks for (the shim's UFFDIO_API, or the
+ * daemon's for a shim that may not ask for fork events itself). */
+#define PGR_UFFD_FEATURES (UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
+			   UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP | \
+			   UFFD_FEATURE_THREAD_ID | \
+			   UFFD_FEATURE_PAGEFAULT_FLAG_WP)
+/* File pages (memfd mappings): minor faults and write-protection. */
+#define PGR_UFFD_FILE_FEATURES (UFFD_FEATURE_MINOR_SHMEM | \
+				UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
+
+/* UFFDIO_API on @fd with @features, all of them granted: 0 or -errno. */
+static inline int pgr_uffd_api(int fd, uint64_t features)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
+
+	if (ioctl(fd, UFFDIO_API, &api))
+		return -errno;
+	return (api.features & features) == features ? 0 : -ENOSYS;
+}
 
 /*
  * A non-blocking, close-on-exec userfaultfd before its UFFDIO_API: from

@@ -124,36 +124,27 @@ void *shim_mmap(size_t len)
 			       -1, 0);
 }
 
-#define UFFD_FEATURES (UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
-		       UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP | \
-		       UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_PAGEFAULT_FLAG_WP)
-
-/* File pages (memfd mappings): minor faults and write-protection. */
-#define UFFD_FILE_FEATURES (UFFD_FEATURE_MINOR_SHMEM | \
-			    UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
-
 /* The process's userfaultfd, with file pages if the kernel can. */
 static int new_uffd(void)
 {
-	int fd = shim_open_uffd(UFFD_FEATURES | UFFD_FILE_FEATURES);
+	int fd = shim_open_uffd(PGR_UFFD_FEATURES | PGR_UFFD_FILE_FEATURES);
 
 	shim.files = fd >= 0;
-	if (fd < 0)
-		fd = shim_open_uffd(UFFD_FEATURES);
+	if (fd < 0 && fd != -EPERM && fd != -EACCES)
+		fd = shim_open_uffd(PGR_UFFD_FEATURES);
 	return fd;
 }
 
 int shim_open_uffd(uint64_t features)
 {
-	struct uffdio_api api = { .api = UFFD_API, .features = features };
-	int fd = pgr_uffd_open();
+	int fd = pgr_uffd_open(), err;
 
 	if (fd < 0)
 		return -errno;
-	if (ioctl(fd, UFFDIO_API, &api) ||
-	    (api.features & features) != features) {
+	err = pgr_uffd_api(fd, features);
+	if (err) {
 		close(fd);
-		return -ENOSYS;
+		return err == -EPERM ? -EPERM : -ENOSYS;
 	}
 	return fd;
 }
@@ -387,24 +378,67 @@ static bool read_conf(void)
 	return true;
 }
 
+/*
+ * A userfaultfd for a process that may not ask for fork events itself
+ * (not root: Linux gives them only with CAP_SYS_PTRACE), and may not make
+ * one at all (no vm.unprivileged_userfaultfd, /dev/userfaultfd root's):
+ * the daemon of `pager run` hands it /dev/userfaultfd open, on which it
+ * makes its own (USERFAULTFD_IOC_NEW, for the caller's memory, checks
+ * nothing more), and the daemon, root, makes its UFFDIO_API with fork
+ * events at hello ("api"). The process holds no capability at any time.
+ */
+static int uffd_from_daemon(int fd)
+{
+	int dev, u;
+
+	if (call(fd, &hello_wire, NULL, 0, "uffd-dev") ||
+	    (dev = wire_take_fd(&hello_wire)) < 0)
+		return -EPERM;
+	u = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+	if (u < 0)
+		u = -errno;
+	close(dev);
+	return u;
+}
+
+/* hello's answer with "api": whether the daemon got file pages too. */
+static void hello_line(const char *s, void *arg)
+{
+	if (!strncmp(s, "files ", 6))
+		*(bool *)arg = s[6] == '1';
+}
+
 static void shim_start(void)
 {
-	int fd, err;
+	int fd = -1, err, uffd;
+	bool by_daemon;
 
 	if (getenv("PAGER_SHIM_OFF") || !read_conf())
 		return;
 	snprintf(shim.socket, sizeof(shim.socket), "%s", conf.socket);
 	snprintf(shim.group, sizeof(shim.group), "%s", conf.group);
-	shim.uffd = shim_fd_high(new_uffd());
+	uffd = new_uffd();
+	by_daemon = uffd == -EPERM || uffd == -EACCES;
+	if (by_daemon && (fd = shim_connect()) >= 0) {
+		wire_init(&hello_wire, fd);
+		uffd = uffd_from_daemon(fd);
+	}
+	shim.uffd = shim_fd_high(uffd);
 	shim.uffd_id = shim_fd_id(shim.uffd);
 	if (shim.uffd < 0) {
-		shim_say("no userfaultfd here (%s): running unmanaged",
+		char why[160];
+
+		snprintf(why, sizeof(why), "no userfaultfd here (%s)",
 			 strerror(-shim.uffd));
+		if (fd >= 0)
+			close(fd);
+		unmanaged(why);
 		return;
 	}
 	shim.beacon = shim_mmap(4096);
 	shim.stack = shim_mmap(SHIM_STACK + SHIM_SCRATCH);
-	fd = shim_connect();
+	if (fd < 0)
+		fd = shim_connect();
 	if (fd < 0 || shim.beacon == MAP_FAILED || shim.stack == MAP_FAILED) {
 		char why[256];
 
@@ -418,9 +452,14 @@ static void shim_start(void)
 		return;
 	}
 	shim.agent_fd = fd;
-	wire_init(&hello_wire, fd);
-	err = call(fd, &hello_wire, &shim.uffd, 1, "hello %d%s%s",
-		   (int)getpid(), shim.group[0] ? " group=" : "", shim.group);
+	if (!by_daemon)
+		wire_init(&hello_wire, fd);
+	else
+		shim.files = true;	/* unless the daemon says otherwise */
+	err = call_lines(fd, &hello_wire, &shim.uffd, 1, hello_line,
+			 &shim.files, "hello %d%s%s%s", (int)getpid(),
+			 shim.group[0] ? " group=" : "", shim.group,
+			 by_daemon ? " api" : "");
 	if (!err)
 		err = call(fd, &hello_wire, NULL, 0, "exclude %lx %lx",
 			   (unsigned long)(uintptr_t)shim.stack,

@@ -30,6 +30,28 @@ struct region;
 int pgr_confine(bool net);
 
 /*
+ * ---- nspid.c ----
+ * Process ids a client gives in its own PID namespace, as the daemon's.
+ */
+
+/* Is @said what process @pid (the daemon's number) calls itself, in the
+ * daemon's namespace or its own innermost one? */
+bool pgr_ns_is(pid_t pid, pid_t said);
+/* Is @pid in a PID namespace below the daemon's? */
+bool pgr_ns_nested(pid_t pid);
+/* The daemon's number for the process of @near's PID namespace that calls
+ * itself @said (an agent, an orphan of the namespace's reaper): @said
+ * itself if @near is in the daemon's namespace, 0 if none. */
+pid_t pgr_ns_find(pid_t near, pid_t said);
+/* The children of @parent that call themselves @said and are not @taken
+ * (for a fork child's first fault), the daemon's numbers of the first
+ * @max in @out: how many. More than one: children each cloned into a PID
+ * namespace of their own are all 1 there. */
+int pgr_ns_children(pid_t parent, pid_t said,
+		    bool (*taken)(void *arg, pid_t pid), void *arg,
+		    pid_t *out, int max);
+
+/*
  * ---- cpu-latency.c ----
  * While programs fault in streams, a CPU latency request (PM QoS, as a
  * process holding /dev/cpu_dma_latency open does), so that the CPU a

@@ -411,15 +411,41 @@ struct conn *pgr_conn_open(struct pgr *p, int fd, pid_t peer)
 	return c;
 }
 
-/* The daemon's user, root, and the users of --allow-uid. */
-static bool allowed(const struct pgr *p, uid_t uid)
+bool pgr_conn_in_run(const struct pgr *p, pid_t pid)
+{
+	pid_t run = getppid();
+
+	if (!p->o.private_mode || run <= 1)
+		return false;
+	for (int depth = 0; pid > 1 && depth < 256; depth++) {
+		char path[64], line[128];
+		pid_t ppid = 0;
+		FILE *f;
+
+		if (pid == run)
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "PPid: %d", &ppid) == 1)
+				break;
+		if (f)
+			fclose(f);
+		pid = ppid;
+	}
+	return false;
+}
+
+/* The daemon's user, root, the users of --allow-uid, and for `pager run`'s
+ * daemon any process of the run (a program that changed its user). */
+static bool allowed(const struct pgr *p, uid_t uid, pid_t pid)
 {
 	if (uid == geteuid() || uid == 0)
 		return true;
 	for (int k = 0; k < p->o.nr_allow_uids; k++)
 		if (p->o.allow_uids[k] == uid)
 			return true;
-	return false;
+	return pgr_conn_in_run(p, pid);
 }
 
 static int peer_conns(const struct pgr *p, pid_t pid)
@@ -444,7 +470,7 @@ static void on_listen(uv_poll_t *h, int status, int events)
 		if (fd < 0)
 			return;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-		    !allowed(p, cred.uid)) {
+		    !allowed(p, cred.uid, cred.pid)) {
 			pgr_warn_("refused a connection from uid %d",
 				  (int)cred.uid);
 			close(fd);
@@ -491,7 +517,8 @@ int pgr_listen(struct pgr *p)
 	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
 	if (!err)
-		chmod(p->o.socket_path, p->o.nr_allow_uids ? 0666 : 0600);
+		chmod(p->o.socket_path, p->o.nr_allow_uids ||
+		      p->o.private_mode ? 0666 : 0600);
 	if (!err && listen(fd, 128))
 		err = -errno;
 	if (err) {

@@ -26,6 +26,9 @@ int pgr_conn_send(struct conn *c, const char *line);
 int pgr_conn_send_bytes(struct conn *c, const char *buf, size_t len);
 /* Send a line with a file descriptor. */
 int pgr_conn_send_fd(struct conn *c, const char *line, int fd);
+/* Is @pid a process of `pager run`'s command (a descendant of the run,
+ * the private daemon's parent)? Always false for a standing daemon. */
+bool pgr_conn_in_run(const struct pgr *p, pid_t pid);
 /* @c speaks for @cl; @agent: it is the shim's agent channel. */
 void pgr_conn_set_client(struct conn *c, struct client *cl, bool agent);
 struct client *pgr_conn_client(struct conn *c);

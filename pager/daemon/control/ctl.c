@@ -9,12 +9,15 @@
  * what it changes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../lib/log.h"
+#include "../../lib/uffd-open.h"
 #include "../../lib/util.h"
+#include "../base/base.h"
 #include "../core/core.h"
 #include "../daemon.h"
 #include "../pgr.h"
@@ -22,31 +25,74 @@
 #include "control.h"
 #include "ctl-req.h"
 
-/* hello PID [group=NAME] [child]  (+ fd: the userfaultfd, unless child) */
+/* uffd-dev: /dev/userfaultfd, open, for a process of `pager run` that may
+ * not make a userfaultfd with fork events itself (shim.c,
+ * uffd_from_daemon()); its hello then says "api". */
+static void cmd_uffd_dev(struct req *r)
+{
+	int fd;
+
+	if (!pgr_conn_in_run(r->p, pgr_conn_peer(r->conn))) {
+		fail(r, "uffd-dev: only for the processes of a pager run");
+		return;
+	}
+	fd = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fail(r, "uffd-dev: /dev/userfaultfd: %s", strerror(errno));
+		return;
+	}
+	pgr_conn_send_fd(r->conn, "dev", fd);
+	close(fd);
+	reply(r, "ok");
+}
+
+/* UFFDIO_API for a shim that may not ask for fork events (hello's "api"):
+ * with file pages if the kernel can; -errno. */
+static int api_for(struct req *r, int uffd)
+{
+	int err = pgr_uffd_api(uffd, PGR_UFFD_FEATURES |
+				     PGR_UFFD_FILE_FEATURES);
+
+	if (!err) {
+		reply(r, "files 1");
+		return 0;
+	}
+	if (err != -EPERM)
+		err = pgr_uffd_api(uffd, PGR_UFFD_FEATURES);
+	if (!err)
+		reply(r, "files 0");
+	return err;
+}
+
+/* hello PID [group=NAME] [child] [api]  (+ fd: the userfaultfd, unless
+ * child; api: its UFFDIO_API is ours to make) */
 static void cmd_hello(struct req *r)
 {
 	struct pgr *p = r->p;
 	struct client *c;
 	uint64_t pid;
-	int group = POL_ROOT, uffd;
-	bool child = false;
+	int group = POL_ROOT, uffd, err;
+	bool child = false, api = false;
 
 	if (r->argc < 2 || pgr_parse_u64(r->argv[1], &pid) || !pid ||
 	    pid > INT32_MAX) {
 		fail(r, "hello: expected a pid");
 		return;
 	}
-	if ((pid_t)pid != pgr_conn_peer(r->conn)) {
+	if (!pgr_ns_is(pgr_conn_peer(r->conn), (pid_t)pid)) {
 		/* A process speaks for itself only. */
 		fail(r, "hello: process %d cannot speak for process %llu",
 		     (int)pgr_conn_peer(r->conn), (unsigned long long)pid);
 		return;
 	}
+	pid = (uint64_t)pgr_conn_peer(r->conn);	/* ours, not its namespace's */
 	for (int i = 2; i < r->argc; i++) {
 		const char *v = opt(r, i, "group");
 
 		if (!strcmp(r->argv[i], "child")) {
 			child = true;
+		} else if (!strcmp(r->argv[i], "api")) {
+			api = true;
 		} else if (v) {
 			group = pol_group_find(p->pol, v);
 			if (group < 0)
@@ -76,6 +122,11 @@ static void cmd_hello(struct req *r)
 		return;
 	}
 	fcntl(uffd, F_SETFL, fcntl(uffd, F_GETFL) | O_NONBLOCK);
+	if (api && (err = api_for(r, uffd))) {
+		close(uffd);
+		fail(r, "hello: UFFDIO_API: %s", strerror(-err));
+		return;
+	}
 	c = pgr_client_find(p, (pid_t)pid);
 	if (c)
 		pgr_client_gone(p, c, "replaced by exec");
@@ -105,14 +156,16 @@ static void cmd_attach(struct req *r)
 	struct client *c;
 
 	if (r->argc < 2 || r->argc > 3 || pgr_parse_u64(r->argv[1], &pid) ||
-	    (pid_t)pid != pgr_conn_peer(r->conn) ||
+	    pid > INT32_MAX || !pgr_ns_is(pgr_conn_peer(r->conn), (pid_t)pid) ||
 	    (r->argc == 3 && (pgr_parse_u64(r->argv[2], &agent) ||
 			      agent > INT32_MAX)) ||
-	    !(c = pgr_client_find(r->p, (pid_t)pid))) {
+	    !(c = pgr_client_find(r->p, pgr_conn_peer(r->conn)))) {
 		fail(r, "attach: expected the pid of a client, its own, and "
 		     "its agent's");
 		return;
 	}
+	if (agent)	/* its number in the program's namespace */
+		agent = (uint64_t)pgr_ns_find(c->pid, (pid_t)agent);
 	pgr_conn_set_client(r->conn, c, false);
 	pgr_client_set_life(c, r->conn, (pid_t)agent);
 	reply(r, "ok");
@@ -531,6 +584,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 	cmd = r.argv[0];
 	if (!strcmp(cmd, "hello"))
 		cmd_hello(&r);
+	else if (!strcmp(cmd, "uffd-dev"))
+		cmd_uffd_dev(&r);
 	else if (!strcmp(cmd, "attach"))
 		cmd_attach(&r);
 	else if (!strcmp(cmd, "exclude"))

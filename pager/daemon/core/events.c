@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,13 +109,47 @@ static void on_fork(struct pgr *p, struct client *parent, int ufd)
 }
 
 /* A fault by thread @tid on an unpaired client (a fork child): learn its
- * process from the thread. */
+ * process from the thread. @tid is the number the thread's own PID
+ * namespace gives it (a child cloned into a new one is 1 there): first
+ * among the parent's children (base/nspid.c). */
+static bool is_client(void *p, pid_t pid)
+{
+	return pgr_client_find(p, pid) != NULL;
+}
+
 static void pair(struct pgr *p, struct client *c, pid_t tid)
 {
 	char path[64], line[128];
+	pid_t kids[16], tgid;
+	int n = c->parent ? pgr_ns_children(c->parent, tid, is_client, p,
+					   kids, 16) : 0;
 	FILE *f;
-	pid_t tgid = tid;
 
+	if (n == 1) {
+		pgr_client_set_pid(p, c, kids[0]);
+		return;
+	}
+	if (n > 1) {
+		/* New children, each 1 in a PID namespace of its own, and
+		 * nothing to tell which one faulted: serving one another's
+		 * memory is not an option, nor is leaving one to the kernel
+		 * (its evicted pages would read as zeros). */
+		pgr_err("%d new children of %d are each %d in their PID "
+			"namespaces and cannot be told apart: killing them",
+			n, (int)c->parent, (int)tid);
+		for (int k = 0; k < n && k < 16; k++)
+			kill(kids[k], SIGKILL);
+		c->doomed = true;
+		return;
+	}
+	if (c->parent && pgr_ns_nested(c->parent)) {
+		/* Not its parent's child, and @tid is no number of ours. */
+		pgr_err("a child of %d (%d in its PID namespace) is not found "
+			"among its children: its faults wait", (int)c->parent,
+			(int)tid);
+		return;
+	}
+	tgid = tid;
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	f = fopen(path, "re");
 	if (f) {
@@ -137,6 +172,8 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 
 		if (!c->pid)
 			pair(p, c, (pid_t)m->arg.pagefault.feat.ptid);
+		if (!c->pid && !c->doomed)
+			break;
 		if (c->doomed) {
 			pgr_kill(p, c, "its copy of its parent's memory was "
 				 "lost at fork");

@@ -151,6 +151,41 @@ static bool agent_mm(const struct client *c, pid_t tid)
 }
 
 /*
+ * @pid's limit @res, as prlimit(2) reads it, or from /proc/PID/limits where
+ * prlimit may not (another user's process, and no CAP_SYS_RESOURCE: a
+ * program that changed its user, on a host whose root lacks it). 0 or -1.
+ */
+static int limit_of(pid_t pid, int res, struct rlimit *r)
+{
+	const char *name = res == RLIMIT_AS ? "Max address space" :
+			   "Max data size";
+	char path[64], line[160], cur[32], max[32];
+	size_t len = strlen(name);
+	int found = -1;
+	FILE *f;
+
+	if (!prlimit(pid, res, NULL, r))
+		return 0;
+	if (errno != EPERM)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	f = fopen(path, "re");
+	while (f && found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, name, len) ||
+		    sscanf(line + len, "%31s %31s", cur, max) != 2)
+			continue;
+		r->rlim_cur = strcmp(cur, "unlimited") ?
+			      strtoull(cur, NULL, 10) : RLIM_INFINITY;
+		r->rlim_max = strcmp(max, "unlimited") ?
+			      strtoull(max, NULL, 10) : RLIM_INFINITY;
+		found = 0;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
  * The limits the kernel checks an mmap or brk against are the calling
  * process's (RLIMIT_AS, RLIMIT_DATA), and the agent is another process:
  * it takes the caller's before the call, so that the call fails where
@@ -164,8 +199,8 @@ static bool same_limits(const struct client *c, pid_t tid)
 	for (size_t k = 0; k < sizeof(res) / sizeof(res[0]); k++) {
 		struct rlimit mine, its;
 
-		if (prlimit(tid, res[k], NULL, &mine) ||
-		    prlimit(c->agent, res[k], NULL, &its))
+		if (limit_of(tid, res[k], &mine) ||
+		    limit_of(c->agent, res[k], &its))
 			return false;
 		if ((mine.rlim_cur != its.rlim_cur ||
 		     mine.rlim_max != its.rlim_max) &&
