@@ -31,8 +31,14 @@ int pgr_confine(bool net);
 
 /*
  * ---- nspid.c ----
- * Process ids a client gives in its own PID namespace, as the daemon's.
+ * Process ids as the daemon knows them: /proc/PID/status's, and those a
+ * client gives in its own PID namespace, as the daemon's.
  */
+
+/* The number after "@key:" in /proc/@pid/status ("PPid", "Tgid"), or 0. */
+pid_t pgr_status_pid(pid_t pid, const char *key);
+/* The process of thread @tid (@tid itself if it cannot be read). */
+pid_t pgr_tgid_of(pid_t tid);
 
 /* Is @said what process @pid (the daemon's number) calls itself, in the
  * daemon's namespace or its own innermost one? */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * nspid.c - process ids a client gives in its own PID namespace, as the
- * daemon's.
+ * nspid.c - process ids as the daemon knows them: /proc/PID/status's, and
+ * those a client gives in its own PID namespace, as the daemon's.
  *
  * A program in a PID namespace of its own (unshare --pid, bubblewrap,
  * Chromium's zygote and renderers) knows itself by the number its
@@ -20,6 +20,32 @@
 #include <unistd.h>
 
 #include "base.h"
+
+pid_t pgr_status_pid(pid_t pid, const char *key)
+{
+	char path[64], line[128];
+	size_t len = strlen(key);
+	pid_t v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = (pid_t)atoi(line + len + 1);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+pid_t pgr_tgid_of(pid_t tid)
+{
+	pid_t tgid = pgr_status_pid(tid, "Tgid");
+
+	return tgid ? tgid : tid;
+}
 
 /* The innermost of @pid's numbers (its own namespace's), 0 if gone;
  * @depth: how many namespaces number it. */

@@ -29,6 +29,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../../lib/wire.h"
+#include "../base/base.h"
 #include "../core/core.h"
 #include "../pgr.h"
 #include "../watch/watch.h"
@@ -418,20 +419,9 @@ bool pgr_conn_in_run(const struct pgr *p, pid_t pid)
 	if (!p->o.private_mode || run <= 1)
 		return false;
 	for (int depth = 0; pid > 1 && depth < 256; depth++) {
-		char path[64], line[128];
-		pid_t ppid = 0;
-		FILE *f;
-
 		if (pid == run)
 			return true;
-		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-		f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "PPid: %d", &ppid) == 1)
-				break;
-		if (f)
-			fclose(f);
-		pid = ppid;
+		pid = pgr_status_pid(pid, "PPid");
 	}
 	return false;
 }

@@ -108,22 +108,21 @@ static void on_fork(struct pgr *p, struct client *parent, int ufd)
 	pgr_dbg("fork of %d: a new client waits for its pid", parent->pid);
 }
 
-/* A fault by thread @tid on an unpaired client (a fork child): learn its
- * process from the thread. @tid is the number the thread's own PID
- * namespace gives it (a child cloned into a new one is 1 there): first
- * among the parent's children (base/nspid.c). */
 static bool is_client(void *p, pid_t pid)
 {
 	return pgr_client_find(p, pid) != NULL;
 }
 
+/* A fault by thread @tid on an unpaired client (a fork child): learn its
+ * process from the thread. @tid is the number the thread's own PID
+ * namespace gives it (a child cloned into a new one is 1 there): first
+ * among the parent's children (base/nspid.c). */
+
 static void pair(struct pgr *p, struct client *c, pid_t tid)
 {
-	char path[64], line[128];
-	pid_t kids[16], tgid;
+	pid_t kids[16];
 	int n = c->parent ? pgr_ns_children(c->parent, tid, is_client, p,
 					   kids, 16) : 0;
-	FILE *f;
 
 	if (n == 1) {
 		pgr_client_set_pid(p, c, kids[0]);
@@ -149,16 +148,7 @@ static void pair(struct pgr *p, struct client *c, pid_t tid)
 			(int)tid);
 		return;
 	}
-	tgid = tid;
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "Tgid: %d", &tgid) == 1)
-				break;
-		fclose(f);
-	}
-	pgr_client_set_pid(p, c, tgid);
+	pgr_client_set_pid(p, c, pgr_tgid_of(tid));
 }
 
 static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)

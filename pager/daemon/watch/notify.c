@@ -41,6 +41,7 @@
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
+#include "../base/base.h"
 #include "../cache/cache.h"
 #include "../core/core.h"
 #include "../pgr.h"
@@ -53,23 +54,6 @@ struct listener {
 	uv_poll_t poll;
 	struct listener *next;
 };
-
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	pid_t tgid = tid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
 
 static void on_soon(uv_timer_t *t)
 {
@@ -197,7 +181,7 @@ static void written(struct pgr *p, int lfd, const struct seccomp_notif *req)
 	bool watched = p->ftable && p->ftable->nr_watched;
 
 	if (req->data.nr == SYS_io_uring_setup) {
-		struct client *c = pgr_client_find(p, tgid_of((pid_t)req->pid));
+		struct client *c = pgr_client_find(p, pgr_tgid_of((pid_t)req->pid));
 
 		if (c) {
 			c->io_uring = true;
@@ -312,7 +296,7 @@ static bool serve(struct pgr *p, struct listener *l)
 		written(p, l->fd, &req);
 		return true;
 	}
-	c = pgr_client_find(p, tgid_of((pid_t)req.pid));
+	c = pgr_client_find(p, pgr_tgid_of((pid_t)req.pid));
 	l->took = pgr_call_take(p, c, l->fd, &req);
 	if (l->took) {
 		pgr_cpu_latency_event(p);

@@ -61,6 +61,7 @@
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
+#include "../base/base.h"
 #include "../cache/cache.h"
 #include "../core/core.h"
 #include "../pgr.h"
@@ -76,31 +77,11 @@ static void set_coh(struct pgr *p, uint32_t ino, uint32_t coh)
 
 /* ---- who writes ------------------------------------------------------ */
 
-/* The number after "@key:" in /proc/@pid/status, or 0. */
-static pid_t status_pid(pid_t pid, const char *key)
-{
-	char path[64], line[128];
-	size_t len = strlen(key);
-	pid_t v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ':') {
-			v = (pid_t)atoi(line + len + 1);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* A fork child not yet paired with its pid, whose parent is @pid's: its
  * shim is its parent's copy. */
 static struct client *unpaired_child(struct pgr *p, pid_t pid)
 {
-	pid_t ppid = status_pid(pid, "PPid");
+	pid_t ppid = pgr_status_pid(pid, "PPid");
 
 	for (uint32_t k = 0; ppid > 0 && k < p->nr_clients; k++) {
 		struct client *c = &p->clients[k];
@@ -467,7 +448,7 @@ static void answer(struct pgr *p, int fd, bool allow)
  */
 static void on_open(struct pgr *p, const struct fanotify_event_metadata *m)
 {
-	pid_t pid = p->fan_tid ? status_pid(m->pid, "Tgid") : m->pid;
+	pid_t pid = p->fan_tid ? pgr_status_pid(m->pid, "Tgid") : m->pid;
 	struct stat st;
 	uint32_t coh;
 	char why[112];
