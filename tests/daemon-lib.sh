@@ -77,6 +77,37 @@ prun() {
 	timeout -k 5 120 "$PAGER" run --socket "$sock" -- "$@"
 }
 
+# prun, and if the run is still going after 60 s, what a hang looks like
+# written to "$tmp/hang" (the daemon's counters a second apart, its and
+# the program's threads' states and wait channels) for the failure's
+# message. Sets prun_rc.
+prun_watched() {
+	rm -f "$tmp/hang"
+	prun "$@" &
+	_p=$!
+	_t=0
+	while kill -0 "$_p" 2>/dev/null && [ "$_t" -lt 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	if kill -0 "$_p" 2>/dev/null; then
+		{
+			for v in "$daemon_pid" $(pgrep -x "$(basename "$1")"); do
+				for d in /proc/"$v"/task/*; do
+					[ -r "$d/stat" ] || continue
+					echo "${d#/proc/}: $(cut -d' ' -f3 "$d/stat") $(cat "$d/wchan" 2>/dev/null) $(cat "$d/comm")"
+				done
+			done
+			"$PAGER" stat --socket "$sock" >"$tmp/hang.1" 2>&1
+			sleep 1
+			"$PAGER" stat --socket "$sock" 2>&1 |
+				diff "$tmp/hang.1" - | grep '^>'
+		} | head -16 >"$tmp/hang" 2>&1
+	fi
+	wait "$_p"
+	prun_rc=$?
+}
+
 stat_of() {	# NAME: the daemon's counter
 	"$PAGER" stat --socket "$sock" | awk -v k="$1" '$1 == k { print $2 }'
 }

@@ -86,14 +86,14 @@ stop_daemon
 # ---- zram.mem_limit: a full zram is no swap, and the OOM killer acts --------
 start_daemon 8M --swap zram --set zram.mem_limit=8M ||
 	skip_rest "the daemon did not start"
-prun "$VERIFY" --mb 32 passes >"$tmp/lim.out" 2>&1
-rc=$?
+prun_watched "$VERIFY" --mb 32 passes >"$tmp/lim.out" 2>&1
+rc=$prun_rc
 kills=$(stat_of oom_kill)
 used=$(stat_of zram.mem_used_max)
 check "zram.mem_limit=8M under 32 MiB of random pages: OOM-killed (status $rc, oom_kill $kills), zram kept within it (max $used bytes)" \
 	"$([ "$rc" = 137 ] && [ "$kills" = 1 ] && [ "$used" -le 8388608 ] &&
 	   "$PAGER" stat --socket "$sock" >/dev/null; echo $?)" \
-	"$(cat "$tmp/lim.out")"
+	"$(cat "$tmp/lim.out" "$tmp/hang" 2>/dev/null)"
 "$PAGER" set --socket "$sock" zram.mem_limit=64M >/dev/null
 out=$(prun "$VERIFY" --mb 32 passes 2>&1)
 check "zram.mem_limit raised to 64M live: the same program runs, every word right" \
