@@ -10,7 +10,7 @@
 # text and libc's, file pages mapped before the shim ran, the shim's own
 # data and its agent's stack): 3 MiB.
 set -u
-plan=14
+plan=15
 . "$top_srcdir/tests/daemon-lib.sh"
 
 budget_kb=32768
@@ -175,3 +175,34 @@ if command -v unshare >/dev/null; then
 else
 	skip_one "no unshare"
 fi
+
+# ---- a fork child in a chroot ------------------------------------------------
+# Chrome's zygote chroots to an empty directory, then forks its renderers:
+# the children cannot reach the daemon's socket by its name. The shim's
+# door (a socket the daemon reads, made at start and inherited) lets them
+# join by socketpair. Before, the child stopped: "the child N cannot
+# reach the pager daemon". Its peak is its wait4() ru_maxrss.
+mkdir -p "$tmp/empty"
+cat >"$tmp/chroot-fork.py" <<EOF
+import hashlib, os, resource, sys
+os.chroot("$tmp/empty")
+os.chdir("/")
+pid = os.fork()
+if pid == 0:
+    l = [bytearray([i & 0xff]) * 4096 for i in range(32768)]
+    h = hashlib.sha256()
+    for b in l:
+        h.update(b)
+    print(h.hexdigest(), flush=True)
+    os._exit(0)
+_, status, ru = os.wait4(pid, 0)
+sys.stderr.write("VmHWM: %d kB\nstatus %d\n" % (ru.ru_maxrss, status))
+EOF
+want=$(python3 "$tmp/bytearrays.py" 2>/dev/null)
+out=$(timeout -k 5 120 "$PAGER" run --mem 32M -- python3 "$tmp/chroot-fork.py" \
+	2>"$tmp/chroot.err")
+kb=$(hwm <"$tmp/chroot.err")
+check "python3's fork child after a chroot to an empty directory joins the daemon through the shim's door: the native sha256, its peak ${kb:-?} KiB <= budget + slack" \
+	"$([ "$out" = "$want" ] && grep -q '^status 0$' "$tmp/chroot.err" &&
+	   [ "${kb:-999999}" -le $((budget_kb + slack_kb)) ]; echo $?)" \
+	"$out / $want $(cat "$tmp/chroot.err")"

@@ -106,7 +106,7 @@ static void take_file(void *p, size_t len, int prot, int flags, int fd,
 		goto out;
 	mflags = (flags & ~(MAP_TYPE | MAP_POPULATE | MAP_FIXED_NOREPLACE)) |
 		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED |
-		 PGR_MAP_MARKER;
+		 shim_map_marker();
 	q = (void *)syscall(SYS_mmap, p, len, prot, mflags, mfd, off);
 	close(mfd);
 	if (q != p)
@@ -124,7 +124,7 @@ out:
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	bool adopt = shim.on && anon_private(flags) &&
-		     !(flags & PGR_MAP_MARKER) && len;
+		     !(flags & PGR_MAP_MARKER) && len && shim_map_marker();
 	bool file = !adopt && len && file_mapping(flags, fd);
 	void *p;
 

@@ -48,7 +48,7 @@
 #include "shim.h"
 
 struct shim shim = {
-	.uffd = -1, .agent_fd = -1, .sync_fd = -1,
+	.uffd = -1, .agent_fd = -1, .sync_fd = -1, .door = -1,
 	.sync_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -149,21 +149,67 @@ int shim_open_uffd(uint64_t features)
 	return fd;
 }
 
+/*
+ * A connection through the door: a socketpair whose one end goes to the
+ * daemon over it ("socket", pgr_conn_passed()). The daemon knows its
+ * maker by SO_PEERCRED, as an accepted connection's.
+ */
+static int knock(void)
+{
+	int sv[2], err;
+
+	if (!shim_fd_is(shim.door, shim.door_id))
+		return -ENOENT;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	err = wire_send(shim.door, "socket\n", 7, &sv[1], 1);
+	close(sv[1]);
+	if (err) {
+		close(sv[0]);
+		return err;
+	}
+	return shim_fd_high(sv[0]);
+}
+
 int shim_connect(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
-		return -errno;
+		return shim.door >= 0 ? knock() : -errno;
 	memcpy(sa.sun_path, shim.socket, sizeof(sa.sun_path) - 1);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		int err = -errno;
 
 		close(fd);
-		return err;
+		/* A chroot, or another mount namespace, since the door was
+		 * made: its daemon is the one we joined. */
+		return shim.door >= 0 ? knock() : err;
 	}
 	return shim_fd_high(fd);
+}
+
+/*
+ * Make the door, while the daemon's socket can be reached: a datagram-
+ * like socketpair (one message a connection, whole, from any number of
+ * fork children at once) whose other end the daemon keeps as a
+ * connection. Fork children inherit it; close-on-exec, as the program
+ * started anew joins by its socket's name.
+ */
+static void make_door(int fd)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return;
+	if (wire_send(fd, "socket\n", 7, &sv[1], 1)) {
+		close(sv[0]);
+		sv[0] = -1;
+	}
+	close(sv[1]);
+	shim.door = shim_fd_high(sv[0]);
+	shim.door_id = shim_fd_id(shim.door);
 }
 
 /*
@@ -480,6 +526,7 @@ static void shim_start(void)
 		unmanaged("the pager daemon did not take this process");
 		return;
 	}
+	make_door(fd);
 	shim.on = true;
 	shim.pid = getpid();
 	pthread_atfork(NULL, NULL, child_after_fork);

@@ -33,6 +33,11 @@ struct shim {
 	unsigned long uffd_id;	/* what each of the two is (shim_fd_id()):
 				 * still ours, or closed by the program and */
 	unsigned long sync_id;	/* the number reused? */
+	bool foreign_filter;	/* the program installed a seccomp filter
+				 * of its own (filters.c) */
+	int door;		/* a socket the daemon reads where connect(2)
+				 * cannot reach it (shim_connect()) */
+	unsigned long door_id;
 	pthread_mutex_t sync_lock;
 	char *beacon;		/* a page kept empty: a fork child's first
 				 * fault on it tells the daemon its pid */
@@ -45,6 +50,10 @@ struct shim {
 };
 
 extern struct shim shim;
+
+/* filters.c: PGR_MAP_MARKER, or 0 once the program has a seccomp filter
+ * of its own that may refuse it. */
+int shim_map_marker(void);
 
 /* shim.c: a request on the program threads' connection (it takes
  * shim.sync_lock): 0 when the daemon said ok, its data lines to @each

@@ -447,38 +447,62 @@ static int peer_conns(const struct pgr *p, pid_t pid)
 	return n;
 }
 
+/* Open @fd, a connected socket, as a connection if its peer may have one
+ * (on_listen(), pgr_conn_passed()); close it if not. */
+static void admit(struct pgr *p, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    !allowed(p, cred.uid, cred.pid)) {
+		pgr_warn_("refused a connection from uid %d", (int)cred.uid);
+		close(fd);
+		return;
+	}
+	if (peer_conns(p, cred.pid) >= PEER_CONNS) {
+		static const char msg[] = "error too many connections "
+					  "from this process\n";
+
+		pgr_warn_("refused a connection from %d: it has %d",
+			  (int)cred.pid, PEER_CONNS);
+		/* Best effort: it is closed either way. */
+		(void)!write(fd, msg, sizeof(msg) - 1);
+		close(fd);
+		return;
+	}
+	pgr_conn_open(p, fd, cred.pid);
+}
+
 static void on_listen(uv_poll_t *h, int status, int events)
 {
 	struct pgr *p = h->data;
 
 	for (;;) {
-		struct ucred cred;
-		socklen_t len = sizeof(cred);
 		int fd = accept4(p->listen_fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0)
 			return;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-		    !allowed(p, cred.uid, cred.pid)) {
-			pgr_warn_("refused a connection from uid %d",
-				  (int)cred.uid);
-			close(fd);
-			continue;
-		}
-		if (peer_conns(p, cred.pid) >= PEER_CONNS) {
-			static const char msg[] = "error too many connections "
-						  "from this process\n";
-
-			pgr_warn_("refused a connection from %d: it has %d",
-				  (int)cred.pid, PEER_CONNS);
-			/* Best effort: it is closed either way. */
-			(void)!write(fd, msg, sizeof(msg) - 1);
-			close(fd);
-			continue;
-		}
-		pgr_conn_open(p, fd, cred.pid);
+		admit(p, fd);
 	}
+}
+
+void pgr_conn_passed(struct conn *from)
+{
+	int fd = pgr_conn_take_fd(from), type = 0;
+	socklen_t len = sizeof(type);
+
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) ||
+	    (type != SOCK_STREAM && type != SOCK_SEQPACKET)) {
+		pgr_warn_("socket from %d: no stream socket attached",
+			  (int)from->peer);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	admit(from->p, fd);
 }
 
 int pgr_listen(struct pgr *p)

@@ -20,6 +20,15 @@ int pgr_listen(struct pgr *p);
 /* Serve the control protocol on connected socket @fd (peer: its pid). */
 struct conn *pgr_conn_open(struct pgr *p, int fd, pid_t peer);
 void pgr_conns_close(struct pgr *p);
+/*
+ * "socket", a connected socket attached: a connection its sender made
+ * with socketpair(2) where it cannot connect(2) to the daemon's socket
+ * (a chroot, another mount namespace: Chrome's zygote forks its
+ * renderers so). Admitted as an accepted one is, by its creator's
+ * SO_PEERCRED. No answer, success or not: it comes through a door (the
+ * shim's, shim.h) that nobody reads.
+ */
+void pgr_conn_passed(struct conn *from);
 /* Send a line (a newline is added); on failure the connection closes. */
 int pgr_conn_send(struct conn *c, const char *line);
 /* Send @len bytes as they are (lines, newlines included). */

@@ -584,6 +584,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 	cmd = r.argv[0];
 	if (!strcmp(cmd, "hello"))
 		cmd_hello(&r);
+	else if (!strcmp(cmd, "socket"))
+		pgr_conn_passed(conn);	/* no answer: see control.h */
 	else if (!strcmp(cmd, "uffd-dev"))
 		cmd_uffd_dev(&r);
 	else if (!strcmp(cmd, "attach"))
