@@ -358,6 +358,7 @@ static void cmd_ready(struct req *r)
 	if (c && c->conn == r->conn) {
 		c->agent_ready = true;
 		c->agent_moves = r->argc > 1 && !strcmp(r->argv[1], "moves");
+		pgr_call_agent_ready(r->p, c);
 		pgr_retry_deferred(r->p, NULL);	/* reclaim can go on */
 	}
 }

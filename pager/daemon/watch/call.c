@@ -23,9 +23,15 @@
  *   brk, growing                 [old break, new break) adopted
  *   brk, shrinking or queried    nothing (an UNMAP event tells, if any)
  *
- * A process that is no client yet (its loader, before the shim's hello)
- * or has no agent running (cut off, or before "ready") is continued and
- * rescanned as before (notify.c).
+ * A client whose agent is still starting (between the shim's hello and
+ * the agent's "ready") has its calls held until then: continued, a call
+ * of a thread the program started at once (malloc's first arena) would
+ * map before the rescan looked, and the kernel's faults would fill it
+ * unseen (budget.sh 2 under load: VmHWM 83 MB under --mem 32M). The
+ * agent needs nothing of the program's threads to start, and if it never
+ * does its connection ends, and the calls are continued then. A process
+ * that is no client yet (its loader, before the shim's hello) or whose
+ * agent is cut off is continued and rescanned as before (notify.c).
  *
  * The agent is another process of the same memory: what the kernel checks
  * a call against that is the process's, not the memory's (RLIMIT_AS,
@@ -67,6 +73,8 @@ struct pgr_call {
 	uint64_t args[6];
 	uint32_t client;	/* index in p->clients, and its pid then */
 	pid_t pid;
+	pid_t tid;		/* the calling thread */
+	bool sent;		/* to the agent (not: it is starting) */
 	bool made;		/* the agent answered: being adopted */
 	int64_t ret;
 };
@@ -210,35 +218,68 @@ static bool same_limits(const struct client *c, pid_t tid)
 	return true;
 }
 
-bool pgr_call_take(struct pgr *p, struct client *c, int lfd,
-		   const struct seccomp_notif *req)
+/* Ask @c's agent to make call @k; false if it cannot (then the program
+ * makes it). */
+static bool send_call(struct pgr *p, struct client *c, struct pgr_call *k)
 {
-	struct pgr_call *k;
 	char line[256];
 
-	if (!c || !c->conn || !c->agent_ready || c->cut_off ||
-	    (req->data.nr != SYS_mmap && req->data.nr != SYS_brk) ||
-	    !agent_mm(c, (pid_t)req->pid) || !same_limits(c, (pid_t)req->pid))
+	if (!agent_mm(c, k->tid) || !same_limits(c, k->tid))
 		return false;
-	k = pgr_xcalloc(1, sizeof(*k));
-	*k = (struct pgr_call){ p->calls, ++p->next_call, lfd, req->id,
-				req->data.nr, { 0 }, (uint32_t)(c - p->clients),
-				c->pid, false, 0 };
-	memcpy(k->args, req->data.args, sizeof(k->args));
 	snprintf(line, sizeof(line), "call %llx %x %llx %llx %llx %llx %llx "
 		 "%llx", (unsigned long long)k->id, k->nr,
 		 (unsigned long long)k->args[0], (unsigned long long)k->args[1],
 		 (unsigned long long)k->args[2], (unsigned long long)k->args[3],
 		 (unsigned long long)k->args[4], (unsigned long long)k->args[5]);
-	if (pgr_agent_send(c, line, -1)) {
+	if (pgr_agent_send(c, line, -1))
+		return false;
+	k->sent = true;
+	p->calls_made++;
+	pgr_dbg("call %llu: syscall %d of %d (thread %d), made by its agent",
+		(unsigned long long)k->id, k->nr, c->pid, (int)k->tid);
+	return true;
+}
+
+bool pgr_call_take(struct pgr *p, struct client *c, int lfd,
+		   const struct seccomp_notif *req)
+{
+	struct pgr_call *k;
+
+	if (!c || !c->conn || c->cut_off ||
+	    (req->data.nr != SYS_mmap && req->data.nr != SYS_brk))
+		return false;
+	k = pgr_xcalloc(1, sizeof(*k));
+	*k = (struct pgr_call){ .next = p->calls, .id = ++p->next_call,
+				.lfd = lfd, .notif = req->id,
+				.nr = req->data.nr,
+				.client = (uint32_t)(c - p->clients),
+				.pid = c->pid, .tid = (pid_t)req->pid };
+	memcpy(k->args, req->data.args, sizeof(k->args));
+	if (c->agent_ready && !send_call(p, c, k)) {
 		free(k);
 		return false;
 	}
 	p->calls = k;
-	p->calls_made++;
-	pgr_dbg("call %llu: syscall %d of %d (thread %d), made by its agent",
-		(unsigned long long)k->id, k->nr, c->pid, (int)req->pid);
+	if (!k->sent)
+		pgr_dbg("call %llu: syscall %d of %d (thread %d), held until "
+			"its agent runs", (unsigned long long)k->id, k->nr,
+			c->pid, (int)k->tid);
 	return true;
+}
+
+void pgr_call_agent_ready(struct pgr *p, struct client *c)
+{
+	for (struct pgr_call *k = p->calls, *next; k; k = next) {
+		next = k->next;
+		if (k->sent || &p->clients[k->client] != c || c->pid != k->pid)
+			continue;
+		if (ioctl(k->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &k->notif)) {
+			unlink_call(p, k);	/* withdrawn while held */
+			free(k);
+		} else if (!send_call(p, c, k)) {
+			continue_call(p, k);
+		}
+	}
 }
 
 void pgr_call_made(struct pgr *p, struct client *c, uint64_t id, int64_t ret,
@@ -248,7 +289,7 @@ void pgr_call_made(struct pgr *p, struct client *c, uint64_t id, int64_t ret,
 	uint64_t start = 0, end = 0;
 
 	for (k = p->calls; k; k = k->next)
-		if (k->id == id && !k->made &&
+		if (k->id == id && k->sent && !k->made &&
 		    &p->clients[k->client] == c && c->pid == k->pid)
 			break;
 	if (!k)

@@ -20,10 +20,12 @@
 
 struct seccomp_notif;
 /* Take the notified call @req of client @c (NULL: none) on listener
- * @lfd: true if its agent makes it (answered later), false if the
- * caller is to continue it. */
+ * @lfd: true if its agent makes it (answered later; held until the agent
+ * runs if it is starting), false if the caller is to continue it. */
 bool pgr_call_take(struct pgr *p, struct client *c, int lfd,
 		   const struct seccomp_notif *req);
+/* @c's agent runs ("ready"): the calls held for it are made. */
+void pgr_call_agent_ready(struct pgr *p, struct client *c);
 /* "called ID RET OLD" from @c's agent. */
 void pgr_call_made(struct pgr *p, struct client *c, uint64_t id, int64_t ret,
 		   uint64_t old);
