@@ -150,25 +150,32 @@ int shim_open_uffd(uint64_t features)
 }
 
 /*
- * A connection through the door: a socketpair whose one end goes to the
- * daemon over it ("socket", pgr_conn_passed()). The daemon knows its
- * maker by SO_PEERCRED, as an accepted connection's.
+ * A socketpair of @type whose one end goes to the daemon over @via
+ * ("socket", pgr_conn_passed()), which keeps it as a connection and knows
+ * its maker by SO_PEERCRED, as an accepted connection's. Our end (high,
+ * close-on-exec), or -errno.
  */
-static int knock(void)
+static int pass_pair(int via, int type)
 {
 	int sv[2], err;
 
-	if (!shim_fd_is(shim.door, shim.door_id))
-		return -ENOENT;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	err = wire_send(shim.door, "socket\n", 7, &sv[1], 1);
+	err = wire_send(via, "socket\n", 7, &sv[1], 1);
 	close(sv[1]);
 	if (err) {
 		close(sv[0]);
 		return err;
 	}
 	return shim_fd_high(sv[0]);
+}
+
+/* A connection through the door. */
+static int knock(void)
+{
+	if (!shim_fd_is(shim.door, shim.door_id))
+		return -ENOENT;
+	return pass_pair(shim.door, SOCK_STREAM);
 }
 
 int shim_connect(void)
@@ -199,16 +206,9 @@ int shim_connect(void)
  */
 static void make_door(int fd)
 {
-	int sv[2];
+	int door = pass_pair(fd, SOCK_SEQPACKET);
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		return;
-	if (wire_send(fd, "socket\n", 7, &sv[1], 1)) {
-		close(sv[0]);
-		sv[0] = -1;
-	}
-	close(sv[1]);
-	shim.door = shim_fd_high(sv[0]);
+	shim.door = door >= 0 ? door : -1;
 	shim.door_id = shim_fd_id(shim.door);
 }
 

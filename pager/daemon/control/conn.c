@@ -495,7 +495,7 @@ void pgr_conn_passed(struct conn *from)
 
 	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) ||
 	    (type != SOCK_STREAM && type != SOCK_SEQPACKET)) {
-		pgr_warn_("socket from %d: no stream socket attached",
+		pgr_warn_("socket from %d: no connected socket attached",
 			  (int)from->peer);
 		if (fd >= 0)
 			close(fd);
