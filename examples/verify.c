@@ -94,6 +94,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -406,6 +407,74 @@ static void t_fork(void)
 	result("fork", n);
 }
 
+/*
+ * Two children cloned at once, each into a PID namespace of its own and
+ * with no fork handler run (a raw clone(2), as Chromium's zygote makes
+ * its renderers): each is process 1 of its namespace, so no pid tells
+ * which userfaultfd is whose. Each reads a page of the parent's data,
+ * then maps memory (it joins the daemon), then reads all of it (part was
+ * evicted before the clones) and writes its own. Needs CAP_SYS_ADMIN.
+ */
+static void t_nstwins(void)
+{
+	size_t pages = mb << 20 >> 12;
+	char *buf = map(pages * PAGE);
+	unsigned long n = 0;
+	pid_t kid[2];
+	int go[2];
+
+	fill(buf, 12, 0, pages, 1);
+	fflush(stdout);
+	if (pipe(go)) {
+		perror("verify: pipe");
+		exit(1);
+	}
+	for (int k = 0; k < 2; k++) {
+		kid[k] = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL,
+					NULL, NULL, NULL);
+		if (kid[k] < 0) {
+			perror("verify: clone(CLONE_NEWPID)");
+			exit(1);
+		}
+		if (kid[k] == 0) {
+			char c, *own;
+			unsigned long m;
+
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(3);
+			m = check("nstwins (child)", buf, 12, 0, 1, 1);
+			own = map(pages / 4 * PAGE);
+			fill(own, 13, 0, pages / 4, 1);
+			m += check("nstwins (child)", buf, 12, 0, pages, 1);
+			m += check("nstwins (child)", own, 13, 0, pages / 4, 1);
+			fill(buf, 12, 0, pages / 2, 2 + (uint64_t)k);
+			m += check("nstwins (child)", buf, 12, 0, pages / 2,
+				   2 + (uint64_t)k);
+			_exit(getpid() == 1 && !m ? 0 : 1);
+		}
+	}
+	close(go[0]);
+	if (write(go[1], "gg", 2) != 2) {	/* both exist: go */
+		perror("verify: write");
+		exit(1);
+	}
+	close(go[1]);
+	for (int k = 0; k < 2; k++) {
+		int status;
+
+		if (waitpid(kid[k], &status, 0) != kid[k] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "verify: nstwins: child %d failed "
+				"(status %#x)\n", k, status);
+			n++;
+		}
+	}
+	n += check("nstwins (parent)", buf, 12, 0, pages, 1);
+	munmap(buf, pages * PAGE);
+	result("nstwins", n);
+}
+
 static void t_mremap(void)
 {
 	size_t pages = mb << 20 >> 12, more = pages / 2;
@@ -652,12 +721,14 @@ static const struct {
 	{ "heapsig", t_heapsig }, { "callstorm", t_callstorm },
 };
 
-/* Not in "all": they need a partner (foutside's outsider is fstamp). */
+/* Not in "all": they need a partner (foutside's outsider is fstamp) or
+ * CAP_SYS_ADMIN (nstwins). */
 static const struct {
 	const char *name;
 	void (*run)(void);
 } alone[] = {
 	{ "foutside", t_foutside }, { "fstamp", t_fstamp },
+	{ "nstwins", t_nstwins },
 };
 
 static int usage(const char *why)
@@ -669,7 +740,8 @@ static int usage(const char *why)
 		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
-		"fredirty fstress heap heapsig callstorm all; foutside fstamp\n", why);
+		"fredirty fstress heap heapsig callstorm all; foutside fstamp "
+		"nstwins\n", why);
 	return 2;
 }
 

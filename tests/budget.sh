@@ -10,7 +10,7 @@
 # text and libc's, file pages mapped before the shim ran, the shim's own
 # data and its agent's stack): 3 MiB.
 set -u
-plan=15
+plan=16
 . "$top_srcdir/tests/daemon-lib.sh"
 
 budget_kb=32768
@@ -216,3 +216,21 @@ check "python3's fork child after a chroot to an empty directory joins the daemo
 	"$([ "$out" = "$want" ] && grep -q '^status 0$' "$tmp/chroot.err" &&
 	   [ "${kb:-999999}" -le $((budget_kb + 2 * slack_kb + ${text_kb:-0})) ]; echo $?)" \
 	"$out / $want $(cat "$tmp/chroot.err")"
+
+# ---- twins in PID namespaces of their own ------------------------------------
+# Chrome's zygote clones its renderers (a raw clone, no fork handler) each
+# into a PID namespace of its own: two children at once are each 1 there,
+# and their userfaultfds' faults carry thread id 1. The daemon tells them
+# apart by their page tables (core/events.c, pair()). Before, it killed
+# both: "2 new children of N are each 1 in their PID namespaces and cannot
+# be told apart".
+if [ "$(id -u)" = 0 ]; then
+	out=$(timeout -k 5 120 "$PAGER" run --mem 32M -- "$VERIFY" --mb 48 \
+		nstwins 2>&1)
+	rc=$?
+	check "two children cloned at once, each process 1 of a PID namespace of its own, read the parent's data (part evicted) and their own: every word right" \
+		"$([ $rc = 0 ] && echo "$out" | grep -q 'nstwins ok'; echo $?)" \
+		"$out"
+else
+	skip_one "not root: no CLONE_NEWPID"
+fi

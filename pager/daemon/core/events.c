@@ -26,6 +26,7 @@
 #include "../base/base.h"
 #include "../pgr.h"
 #include "core.h"
+#include "maps.h"
 #define SPIN_IO_US 500		/* longest spin for a swap read */
 #define SLICE_US 2000		/* longest stay with one userfaultfd */
 
@@ -113,42 +114,84 @@ static bool is_client(void *p, pid_t pid)
 	return pgr_client_find(p, pid) != NULL;
 }
 
-/* A fault by thread @tid on an unpaired client (a fork child): learn its
- * process from the thread. @tid is the number the thread's own PID
- * namespace gives it (a child cloned into a new one is 1 there): first
- * among the parent's children (base/nspid.c). */
-
-static void pair(struct pgr *p, struct client *c, pid_t tid)
+/*
+ * Is the fault at @addr (@wp: a write-protect fault) resolved in process
+ * @pid's page table: the page present or swapped, or its protection
+ * lifted? -1 if it cannot be read.
+ */
+static int resolved(pid_t pid, uint64_t addr, bool wp)
 {
-	pid_t kids[16];
-	int n = c->parent ? pgr_ns_children(c->parent, tid, is_client, p,
-					   kids, 16) : 0;
+	uint64_t e = pgr_pid_pagemap(pid, addr);
 
+	if (e == ~0ULL)
+		return -1;
+	return wp ? (e >> 63) && !((e >> 57) & 1) : (e >> 62) != 0;
+}
+
+/* Those of @kids[@n] where the fault at @addr is (@is) or is not
+ * resolved, into @out; their number. */
+static int sift(const pid_t *kids, int n, uint64_t addr, bool wp, bool is,
+		pid_t *out)
+{
+	int kept = 0;
+
+	for (int k = 0; k < n; k++)
+		if (resolved(kids[k], addr, wp) == (int)is)
+			out[kept++] = kids[k];
+	return kept;
+}
+
+/*
+ * A fault at @addr by thread @tid on an unpaired client (a fork child):
+ * learn its process from the thread. @tid is the number the thread's own
+ * PID namespace gives it (a child cloned into a new one is 1 there):
+ * first among the parent's children (base/nspid.c). Children that are
+ * each 1 in a namespace of their own (Chromium's zygote clones its
+ * renderers so) are told apart by their page tables: the faulting one
+ * has the fault unresolved; if more than one has, the fault is served
+ * (the userfaultfd's mm is the faulting child's, whoever it is), and the
+ * one where it is resolved now is it. True if the fault is to be served
+ * as usual.
+ */
+static bool pair(struct pgr *p, struct client *c, pid_t tid, uint64_t addr,
+		 bool write, bool wp)
+{
+	pid_t kids[16], open[16], now[16];
+	int n = c->parent ? pgr_ns_children(c->parent, tid, is_client, p,
+					   kids, 16) : 0, m;
+	enum pgr_served s;
+
+	if (n > 16)
+		n = 16;
+	m = n > 1 ? sift(kids, n, addr, wp, false, open) : 0;
+	if (m == 1)
+		kids[0] = open[0], n = 1;
 	if (n == 1) {
 		pgr_client_set_pid(p, c, kids[0]);
-		return;
+		return true;
 	}
 	if (n > 1) {
-		/* New children, each 1 in a PID namespace of its own, and
-		 * nothing to tell which one faulted: serving one another's
-		 * memory is not an option, nor is leaving one to the kernel
-		 * (its evicted pages would read as zeros). */
-		pgr_err("%d new children of %d are each %d in their PID "
-			"namespaces and cannot be told apart: killing them",
-			n, (int)c->parent, (int)tid);
-		for (int k = 0; k < n && k < 16; k++)
-			kill(kids[k], SIGKILL);
-		c->doomed = true;
-		return;
+		s = pgr_fault(p, c, addr, write, wp);
+		if (s == PGR_RETRY || s == PGR_NOMEM)
+			pgr_defer(p, c, addr, write, wp, s);
+		if (s == PGR_SERVED && m > 1 &&
+		    sift(open, m, addr, wp, true, now) == 1) {
+			pgr_client_set_pid(p, c, now[0]);
+			pgr_dbg("fork child %d of %d told by its page 0x%llx",
+				(int)now[0], (int)c->parent,
+				(unsigned long long)addr);
+		}
+		return false;	/* served, or to be: its next fault tells */
 	}
 	if (c->parent && pgr_ns_nested(c->parent)) {
 		/* Not its parent's child, and @tid is no number of ours. */
 		pgr_err("a child of %d (%d in its PID namespace) is not found "
 			"among its children: its faults wait", (int)c->parent,
 			(int)tid);
-		return;
+		return false;
 	}
 	pgr_client_set_pid(p, c, pgr_tgid_of(tid));
+	return true;
 }
 
 static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
@@ -160,9 +203,9 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 		bool wp = m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP;
 		enum pgr_served s;
 
-		if (!c->pid)
-			pair(p, c, (pid_t)m->arg.pagefault.feat.ptid);
-		if (!c->pid && !c->doomed)
+		if (!c->pid && !c->doomed &&
+		    !pair(p, c, (pid_t)m->arg.pagefault.feat.ptid, addr,
+			  write, wp))
 			break;
 		if (c->doomed) {
 			pgr_kill(p, c, "its copy of its parent's memory was "

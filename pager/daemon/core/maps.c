@@ -173,6 +173,22 @@ bool pgr_page_present(struct client *c, uint64_t addr)
 	return e >> 63;
 }
 
+uint64_t pgr_pid_pagemap(pid_t pid, uint64_t addr)
+{
+	char path[64];
+	uint64_t e = 0;
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ~0ULL;
+	got = pread(fd, &e, sizeof(e), (off_t)(addr / PGR_PAGE * sizeof(e)));
+	close(fd);
+	return got == (ssize_t)sizeof(e) ? e : ~0ULL;
+}
+
 void pgr_proc_close(struct client *c)
 {
 	if (c->maps_fd >= 0)

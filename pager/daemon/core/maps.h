@@ -40,6 +40,10 @@ ssize_t pgr_mem_read(struct client *c, uint64_t addr, const struct iovec *iov,
 int pgr_pagemap_fd(struct client *c);
 /* Is the page at @addr of @c in its page table? false if unreadable. */
 bool pgr_page_present(struct client *c, uint64_t addr);
+/* The pagemap entry of the page at @addr of process @pid (no client of
+ * ours yet): bit 63 present, 62 swapped, 57 write-protected by a
+ * userfaultfd. ~0 if it cannot be read. */
+uint64_t pgr_pid_pagemap(pid_t pid, uint64_t addr);
 void pgr_proc_close(struct client *c);
 
 #endif /* PGR_DAEMON_MAPS_H */
