@@ -9,7 +9,7 @@
 #     one, each visit's checksum checked).
 # Skipped with the reason where chromium is not installed.
 set -u
-plan=8
+plan=10
 . "$top_srcdir/tests/daemon-lib.sh"
 CHROMIUM=$(command -v chromium || true)
 [ -n "$CHROMIUM" ] || skip_rest "no chromium here (Debian package chromium)"
@@ -96,5 +96,41 @@ if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 		"$([ $rc = 1 ] && echo "$out" | grep -q "cannot run '.*' under the pager: " &&
 		   ! echo "$out" | grep -q 'sum='; echo $?)" "$out"
 else
+	skip_one "no setpriv or no user nobody"
+fi
+
+# ---- with the sandbox on, under pager run as root ----------------------------
+# pager run as root, Chromium as nobody with its sandbox on: the browser
+# cannot read root's shim (the run's directories are 0711/0755), may not
+# make a userfaultfd with fork events (the daemon's uffd-dev), its zygote
+# is 1 of a PID namespace (NSpid), chroots to an empty directory (the
+# shim's door), installs seccomp filters (no mmap marker), and clones its
+# renderers each into a PID namespace of its own, two at once each 1
+# there (told apart by their page tables). docs/chromium.md, steps 1-7.
+if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	chmod 755 "$dir"
+	mkdir -m 777 "$dir/home"
+	nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups env
+		HOME=$dir/home $CHROMIUM --headless=new --disable-gpu --dump-dom"
+	# shellcheck disable=SC2086
+	native=$(cd / && $nobody --user-data-dir="$dir/home/n2" \
+		"file://$dir/page.html" 2>/dev/null)
+	# shellcheck disable=SC2086
+	out=$(cd / && timeout -k 5 120 "$PAGER" run --mem 96M \
+		--log "$dir/sandbox.log" -v -- $nobody \
+		--user-data-dir="$dir/home/p2" "file://$dir/page.html" \
+		2>"$dir/p2.err")
+	rc=$?
+	joined=$(grep -c ' joined ' "$dir/sandbox.log")
+	swapped=$(awk '/ swap entries$/ { s += $(NF - 2) } END { print s + 0 }' \
+		"$dir/sandbox.log")
+	check "sandboxed (as nobody, pager run as root), in 96M: the native DOM ($(echo "$native" | grep -o 'sum=[0-9]*'), $joined processes joined)" \
+		"$([ $rc = 0 ] && [ -n "$native" ] && [ "$out" = "$native" ] &&
+		   [ "$joined" -gt 3 ]; echo $?)" \
+		"status $rc: $(echo "$out" | head -3) $(grep -i pager "$dir/p2.err" | tail -5) $(grep -E 'warn|error' "$dir/sandbox.log" | tail -5)"
+	check "and its memory was swapped out meanwhile ($swapped swap entries freed at the ends)" \
+		"$([ "$swapped" -gt 1000 ]; echo $?)"
+else
+	skip_one "no setpriv or no user nobody"
 	skip_one "no setpriv or no user nobody"
 fi
