@@ -380,8 +380,10 @@ static const char *uffd_refused(void)
 	return why;
 }
 
-/* ${TMPDIR:-/tmp}/pager-UID, ours alone: the shim's directories for the
- * standing daemons we join. 0, or -1 having said why. */
+/* ${TMPDIR:-/tmp}/pager-UID, ours alone (searchable by all, not
+ * listable: CMD may change its user and must still read its shim, as in
+ * a run's own directory): the shim's directories for the standing
+ * daemons we join. 0, or -1 having said why. */
 static int user_dir(char *buf, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -389,16 +391,18 @@ static int user_dir(char *buf, size_t len)
 
 	snprintf(buf, len, "%s/pager-%d", tmp && *tmp ? tmp : "/tmp",
 		 (int)geteuid());
-	if (mkdir(buf, 0700) && errno != EEXIST) {
+	if (mkdir(buf, 0711) && errno != EEXIST) {
 		pgr_warn("cannot create %s: %s", buf, strerror(errno));
 		return -1;
 	}
 	if (lstat(buf, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077)) {
+	    (st.st_mode & 066)) {
 		pgr_warn("%s is not a directory of ours alone: not using it",
 			 buf);
 		return -1;
 	}
+	if ((st.st_mode & 0777) != 0711)
+		chmod(buf, 0711);	/* 0700 by an older version, or umask */
 	return 0;
 }
 
