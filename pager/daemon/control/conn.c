@@ -260,8 +260,10 @@ static int enqueue(struct conn *c, const char *buf, size_t len, int fd)
 	c->out_bytes += len;
 	err = flush(c);
 	if (err) {
-		pgr_warn_("cannot write to connection of %d: %s", c->peer,
-			  strerror(-err));
+		/* EPIPE: the peer closed (it exited; its end is read soon). */
+		if (err != -EPIPE && err != -ECONNRESET)
+			pgr_warn_("cannot write to connection of %d: %s",
+				  c->peer, strerror(-err));
 		conn_break(c);
 		return err;
 	}
