@@ -441,14 +441,16 @@ idler=$!
 fails=0
 statuses=
 : >"$tmp/remaps.failed"
+# A run still going after 60 s leaves its threads' states (prun_watched).
 for _ in $(seq 10); do
-	timeout -k 5 90 "$PAGER" run --socket "$sock" -- \
-		"$VERIFY" --mb 16 --passes 5 remaps >"$tmp/remaps.out" 2>&1
-	rc=$?
+	prun_watched "$VERIFY" --mb 16 --passes 5 remaps >"$tmp/remaps.out" 2>&1
+	rc=$prun_rc
 	statuses="$statuses $rc"
 	[ $rc = 0 ] && continue
 	fails=$((fails + 1))
-	[ -s "$tmp/remaps.failed" ] || tail -5 "$tmp/remaps.out" >"$tmp/remaps.failed"
+	[ -s "$tmp/remaps.failed" ] ||
+		{ tail -5 "$tmp/remaps.out"; cat "$tmp/hang" 2>/dev/null; } \
+			>"$tmp/remaps.failed"
 done
 kill "$idler"
 wait "$idler" 2>/dev/null
