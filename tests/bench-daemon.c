@@ -3,21 +3,17 @@
  * bench-daemon - the pager's fault costs against this machine's floor,
  * measured in one run (machines are noisy: only ratios are compared).
  *
- *   bench-daemon PAGER
+ *   bench-daemon PAGER | --floors (this host's floors alone)
  *
  * In this process: the raw userfaultfd floor (a missing fault answered
- * with UFFDIO_COPY by a handler thread, as ../shared/tools/uffd-floor.c;
- * the thread spins on its userfaultfd as the daemon does while faults
- * come, and the ratios are taken against that: a thread blocked in
- * read() measured 8 to 50 us here within one hour, with the host's idle
- * states, and is printed for reference),
- * a 4 KiB O_DIRECT read at queue depth 1 in the swap's directory, native
- * first touches and a CPU-bound loop. Under `PAGER run` (this program
- * again, as a child): a fault on a page the pager holds (armed by `idle`),
- * the arming itself per page (the agent's batches of madvise: the price
- * of an eviction batch's agent path), a swap-in fault (evicted by `reclaim`, readahead off), first touches,
- * and the same CPU-bound loop. Each is the median of 7 runs, interleaved
- * with its counterpart. Then the ratios and their goals.
+ * with UFFDIO_COPY by a handler thread that spins as the daemon does;
+ * blocked in read() it measured 8 to 50 us here within an hour, printed
+ * for reference), a 4 KiB O_DIRECT read at depth 1 in the swap's
+ * directory, native first touches and a CPU-bound loop. Under `PAGER
+ * run` (this program again, as a child): a fault on a page the pager
+ * holds (armed by `idle`), the arming per page (the agent's madvise
+ * batches), a swap-in fault (readahead off), first touches, and the same
+ * loop. Each the median of 7 runs, interleaved with its counterpart.
  *
  * File pages: the floor of a page-cache hit is a MINOR fault answered
  * with UFFDIO_CONTINUE by a handler thread (a memfd); of a miss, that
@@ -30,19 +26,12 @@
  * page read evicts one: against the unevicted read, the eviction path's
  * price.
  *
- * Swap compressed in memory (--swap zram, lz4 and zstd): the same swap-in
- * fault, its pages text (compressing about as a program's heap does),
- * against the file's swap-in and against its own floor, the userfaultfd
- * floor plus one decompression of such a page in this process. At depth
- * one a swap-in's throughput is its inverse (pages/s). zswap in front of
- * the file (zswap.enabled=Y, compressor lz4): the same, against the same
- * floor.
- *
- * Swap in Redis (--swap redis://, a redis-server started here on
- * 127.0.0.1 if one is installed): the same swap-in, against the file's
- * and against its floor, the userfaultfd floor plus the store's own round
- * trip (a GET of a 4 KiB value with hiredis, at depth one, in this
- * process).
+ * Swap elsewhere, each swap-in against the file's and against its own
+ * floor, the userfaultfd floor plus the store's own cost measured here:
+ * zram (lz4, zstd; text pages, compressing as a heap does) and zswap
+ * before the file (lz4), plus one decompression; Redis (a redis-server
+ * on 127.0.0.1 if installed), plus a GET of 4 KiB with hiredis. At depth
+ * one a swap-in's throughput is its inverse (pages/s).
  *
  * The child talks to its daemon (the socket shim.conf names beside its
  * shim) in the line protocol of docs/protocol.md.
@@ -691,6 +680,24 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
+/* --floors: the host's floors alone, for other benchmarks' tables. */
+static int floors(void)
+{
+	double t[RUNS], s[RUNS], b[RUNS], m[RUNS];
+
+	if (uffd_floor(false) < 0)
+		return 1;	/* no userfaultfd: not measured */
+	for (int r = 0; r < RUNS; r++) {
+		t[r] = 1 / first_touch(TOUCH_MB), s[r] = uffd_floor(true);
+		b[r] = uffd_floor(false), m[r] = minor_floor();
+	}
+	printf("floor native_first_touch_us %.1f\nfloor missing_copy_us %.1f\n"
+	       "floor missing_copy_blocked_us %.1f\nfloor minor_continue_us "
+	       "%.1f\n", median(t, RUNS) * 1e6, median(s, RUNS) * 1e6,
+	       median(b, RUNS) * 1e6, median(m, RUNS) * 1e6);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
@@ -709,8 +716,10 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--child"))
 		return child(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "--floors"))
+		return floors();
 	if (argc != 2) {
-		fprintf(stderr, "usage: bench-daemon PAGER\n");
+		fprintf(stderr, "usage: bench-daemon PAGER | --floors\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

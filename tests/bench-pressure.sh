@@ -33,6 +33,7 @@
 # VM's drift between two runs of the same program (node natively: 0.80
 # to 1.31 s within minutes); under pressure one run of python3 read 2.09
 # and the next 2.90.
+#   BENCH_FLOORS=PATH        bench-daemon, for its --floors (the build's)
 #   BENCH_KEEP=1             keep the work directory (each experiment's
 #                            table.txt, results.csv, .out, .err, daemon log)
 set -u
@@ -49,6 +50,14 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/bench-pressure.XXXXXX")
+# This host's floors, before and after the runs (bench-daemon --floors):
+# printed beside the ratios, so that a slow host is told from a slow pager.
+floors=${BENCH_FLOORS:-$(dirname "$PAGER")/../tests/bench-daemon}
+floors_seen=
+take_floors() {	# WHEN
+	[ -x "$floors" ] && floors_seen="$floors_seen
+$("$floors" --floors 2>/dev/null | sed "s/^floor /floor_$1 /")"
+}
 trap '[ -n "${BENCH_KEEP:-}" ] && echo "bench-pressure: kept $tmp" ||
       rm -rf "$tmp"' EXIT
 
@@ -190,6 +199,7 @@ failed() {	# FILE -> "config run reason" of each failed run
 }
 
 only=${BENCH_ONLY:-$programs}
+take_floors before
 status=0
 rows=
 for p in $only; do
@@ -300,4 +310,15 @@ awk '$NF == "same" && $6 != "-" {
 		if (k) printf "ratio geometric mean global pager / kernel           %.2f\n", exp(q / k)
 		if (m) printf "ratio geometric mean pager / kernel, ample memory    %.2f  (goal <= 1.05)\n", exp(a / m) }' \
 	"$tmp/table.txt"
+take_floors after
+if echo "$floors_seen" | grep -q '^floor_'; then
+	echo "host floors, this run (us a page; before / after the runs; docs/testing.md has other hosts'):"
+	for k in native_first_touch_us missing_copy_us missing_copy_blocked_us minor_continue_us; do
+		printf '  %-26s %6s / %s\n' "$k" \
+			"$(echo "$floors_seen" | awk -v k="$k" '$1 == "floor_before" && $2 == k { print $3 }')" \
+			"$(echo "$floors_seen" | awk -v k="$k" '$1 == "floor_after" && $2 == k { print $3 }')"
+	done
+else
+	echo "host floors: not measured (no $floors; make bench builds it)"
+fi
 exit $status
