@@ -156,16 +156,16 @@ static int sift(const pid_t *kids, int n, uint64_t addr, bool wp, bool is,
 static bool pair(struct pgr *p, struct client *c, pid_t tid, uint64_t addr,
 		 bool write, bool wp)
 {
-	pid_t kids[16], open[16], now[16];
+	pid_t kids[16], unresolved[16], resolved_now[16];
 	int n = c->parent ? pgr_ns_children(c->parent, tid, is_client, p,
 					   kids, 16) : 0, m;
 	enum pgr_served s;
 
 	if (n > 16)
 		n = 16;
-	m = n > 1 ? sift(kids, n, addr, wp, false, open) : 0;
+	m = n > 1 ? sift(kids, n, addr, wp, false, unresolved) : 0;
 	if (m == 1)
-		kids[0] = open[0], n = 1;
+		kids[0] = unresolved[0], n = 1;
 	if (n == 1) {
 		pgr_client_set_pid(p, c, kids[0]);
 		return true;
@@ -175,10 +175,10 @@ static bool pair(struct pgr *p, struct client *c, pid_t tid, uint64_t addr,
 		if (s == PGR_RETRY || s == PGR_NOMEM)
 			pgr_defer(p, c, addr, write, wp, s);
 		if (s == PGR_SERVED && m > 1 &&
-		    sift(open, m, addr, wp, true, now) == 1) {
-			pgr_client_set_pid(p, c, now[0]);
+		    sift(unresolved, m, addr, wp, true, resolved_now) == 1) {
+			pgr_client_set_pid(p, c, resolved_now[0]);
 			pgr_dbg("fork child %d of %d told by its page 0x%llx",
-				(int)now[0], (int)c->parent,
+				(int)resolved_now[0], (int)c->parent,
 				(unsigned long long)addr);
 		}
 		return false;	/* served, or to be: its next fault tells */
