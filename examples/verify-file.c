@@ -139,30 +139,6 @@ void write_file(int fd, uint64_t tag, size_t pages)
 	}
 }
 
-void t_fprivate(void)
-{
-	size_t pages = mb << 20 >> 12;
-	int fd = open_file(pages * PAGE, true);
-	unsigned long n = 0;
-	char *buf;
-
-	write_file(fd, 3, pages);
-	buf = map_file(fd, pages * PAGE, MAP_PRIVATE);
-	n += check("fprivate", buf, 3, 0, pages, 1);
-	for (size_t pg = 0; pg < pages; pg += 2)
-		fill_page((uint64_t *)(buf + pg * PAGE), 3, pg, 2);
-	for (int round = 0; round < 2; round++)
-		for (size_t pg = 0; pg < pages; pg++)
-			n += check_page("fprivate", (uint64_t *)(buf + pg * PAGE),
-					3, pg, pg % 2 ? 1 : 2);
-	munmap(buf, pages * PAGE);
-	n += check_file("fprivate (file unchanged)", fd, 3, 0, pages, 1, NULL,
-			1);
-	close(fd);
-	unlink(file_path);
-	result("fprivate", n);
-}
-
 /*
  * A child made by a raw clone(2), which runs no atfork handler (Chrome's
  * zygote forks so): the parent has mapped a file already; the child maps

@@ -42,6 +42,9 @@
  *   fprivate  a file written with pwrite(2), mapped MAP_PRIVATE: every page
  *             verified, half of them written (copy-on-write) and verified
  *             again with the rest; the file itself is unchanged
+ *   fcow      the same mapping read through, then the pages still cached
+ *             written oldest first: each copy's memory is made by
+ *             reclaiming the page being copied, or the next
  *   clone     a child made by a raw clone(2) (no atfork handler) maps the
  *             file the parent mapped and reads both their memories
  *   ftwo      the file mapped by two processes: what one writes through
@@ -710,6 +713,7 @@ static const struct {
 	{ "reserve", t_reserve },
 	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
+	{ "fcow", t_fcow },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
 	{ "fremap", t_fremap },
@@ -737,7 +741,7 @@ static int usage(const char *why)
 		"[--threads N] [--seed N] [--file PATH] [--compressible PCT] "
 		"TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
-		"fshared fprivate ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
+		"fshared fprivate fcow ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
 		"fredirty fstress heap heapsig callstorm all; foutside fstamp "

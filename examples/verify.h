@@ -54,7 +54,6 @@ unsigned long check_mapped(const char *test, const char *buf,
 /* Copy @n bytes of a mapping at @p to @out: false if it raised SIGBUS. */
 bool load(const volatile char *p, char *out, size_t n);
 void t_fshared(void);
-void t_fprivate(void);
 void t_clone(void);
 void t_ftwo(void);
 void t_fwrite(void);
@@ -67,6 +66,9 @@ void t_fstamp(void);
 void t_fraw(void);
 void t_fwb(void);
 void t_fredirty(void);
+/* verify-private.c */
+void t_fprivate(void);
+void t_fcow(void);
 /* verify-moves.c */
 void t_fmoves(void);
 void t_mapbusy(void);

@@ -103,7 +103,25 @@ static enum pgr_served cow(struct pgr *p, struct client *c, uint32_t rid,
 	s = pgr_alloc(p, c, &a);
 	if (s != PGR_SERVED)
 		return s;
+	/*
+	 * The allocation may have reclaimed this very page: its young bit
+	 * cleared (a "dropf" on its way to the agent, which would drop the
+	 * copy made now, and the program's write with it) or, unmapped
+	 * here, evicted (the copy would read a hole). Then the fault waits
+	 * for the agent, or is taken again on what is there now.
+	 */
 	r = &p->regions[rid];
+	fi = F(p, r->inode);
+	if (r->slot[off] & SL_ARMING) {
+		pol_page_free(p->pol, a);
+		return PGR_PARKED;	/* the agent's answer wakes it */
+	}
+	if (fi->page[pg] == PGR_NONE ||
+	    (p->pages[fi->page[pg]].flags & DP_READING)) {
+		pol_page_free(p->pol, a);
+		pgr_wake(p, c, addr, addr + PGR_PAGE);
+		return PGR_SERVED;
+	}
 	if (r->slot[off] & SL_FMAPPED) {
 		/* Mapped write-protected: lift it, the kernel copies. */
 		struct uffdio_writeprotect u = { .range = { addr, PGR_PAGE } };
