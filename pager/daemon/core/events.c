@@ -141,6 +141,20 @@ static int sift(const pid_t *kids, int n, uint64_t addr, bool wp, bool is,
 	return kept;
 }
 
+/* What pair() found for a fault of an unpaired client. */
+enum pairing {
+	PAIR_SERVE,		/* paired, or its own process: serve it */
+	PAIR_WAIT,		/* no process of ours: the fault waits */
+	PAIR_SERVE_TELL,	/* twins: serve it, then tell() which */
+};
+
+/* The twins still candidates for a fault (those where it is
+ * unresolved); @n 0 if their page tables could not tell them apart. */
+struct twins {
+	int n;
+	pid_t pid[16];
+};
+
 /*
  * A fault at @addr by thread @tid on an unpaired client (a fork child):
  * learn its process from the thread. @tid is the number the thread's own
@@ -149,49 +163,50 @@ static int sift(const pid_t *kids, int n, uint64_t addr, bool wp, bool is,
  * each 1 in a namespace of their own (Chromium's zygote clones its
  * renderers so) are told apart by their page tables: the faulting one
  * has the fault unresolved; if more than one has, the fault is served
- * (the userfaultfd's mm is the faulting child's, whoever it is), and the
- * one where it is resolved now is it. True if the fault is to be served
- * as usual.
+ * (the userfaultfd's mm is the faulting child's, whoever it is) and
+ * tell() looks for the one where it is resolved now, into @t.
  */
-static bool pair(struct pgr *p, struct client *c, pid_t tid, uint64_t addr,
-		 bool write, bool wp)
+static enum pairing pair(struct pgr *p, struct client *c, pid_t tid,
+			 uint64_t addr, bool wp, struct twins *t)
 {
-	pid_t kids[16], unresolved[16], resolved_now[16];
+	pid_t kids[16];
 	int n = c->parent ? pgr_ns_children(c->parent, tid, is_client, p,
-					   kids, 16) : 0, m;
-	enum pgr_served s;
+					   kids, 16) : 0;
 
 	if (n > 16)
 		n = 16;
-	m = n > 1 ? sift(kids, n, addr, wp, false, unresolved) : 0;
-	if (m == 1)
-		kids[0] = unresolved[0], n = 1;
+	t->n = n > 1 ? sift(kids, n, addr, wp, false, t->pid) : 0;
+	if (t->n == 1)
+		kids[0] = t->pid[0], n = 1;
 	if (n == 1) {
 		pgr_client_set_pid(p, c, kids[0]);
-		return true;
+		return PAIR_SERVE;
 	}
-	if (n > 1) {
-		s = pgr_fault(p, c, addr, write, wp);
-		if (s == PGR_RETRY || s == PGR_NOMEM)
-			pgr_defer(p, c, addr, write, wp, s);
-		if (s == PGR_SERVED && m > 1 &&
-		    sift(unresolved, m, addr, wp, true, resolved_now) == 1) {
-			pgr_client_set_pid(p, c, resolved_now[0]);
-			pgr_dbg("fork child %d of %d told by its page 0x%llx",
-				(int)resolved_now[0], (int)c->parent,
-				(unsigned long long)addr);
-		}
-		return false;	/* served, or to be: its next fault tells */
-	}
+	if (n > 1)
+		return PAIR_SERVE_TELL;	/* or its next fault tells */
 	if (c->parent && pgr_ns_nested(c->parent)) {
 		/* Not its parent's child, and @tid is no number of ours. */
 		pgr_err("a child of %d (%d in its PID namespace) is not found "
 			"among its children: its faults wait", (int)c->parent,
 			(int)tid);
-		return false;
+		return PAIR_WAIT;
 	}
 	pgr_client_set_pid(p, c, pgr_tgid_of(tid));
-	return true;
+	return PAIR_SERVE;
+}
+
+/* After the fault at @addr was served for @c: the one of @t where it
+ * is resolved now is @c's process, if just one is. */
+static void tell(struct pgr *p, struct client *c, const struct twins *t,
+		 uint64_t addr, bool wp)
+{
+	pid_t now[16];
+
+	if (t->n < 2 || sift(t->pid, t->n, addr, wp, true, now) != 1)
+		return;
+	pgr_client_set_pid(p, c, now[0]);
+	pgr_dbg("fork child %d of %d told by its page 0x%llx", (int)now[0],
+		(int)c->parent, (unsigned long long)addr);
 }
 
 static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
@@ -201,11 +216,14 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 		uint64_t addr = m->arg.pagefault.address & ~(uint64_t)(PGR_PAGE - 1);
 		bool write = m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE;
 		bool wp = m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP;
+		enum pairing how = PAIR_SERVE;
+		struct twins t;
 		enum pgr_served s;
 
-		if (!c->pid && !c->doomed &&
-		    !pair(p, c, (pid_t)m->arg.pagefault.feat.ptid, addr,
-			  write, wp))
+		if (!c->pid && !c->doomed)
+			how = pair(p, c, (pid_t)m->arg.pagefault.feat.ptid,
+				   addr, wp, &t);
+		if (how == PAIR_WAIT)
 			break;
 		if (c->doomed) {
 			pgr_kill(p, c, "its copy of its parent's memory was "
@@ -217,6 +235,8 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 		s = pgr_fault(p, c, addr, write, wp);
 		if (s == PGR_RETRY || s == PGR_NOMEM)
 			pgr_defer(p, c, addr, write, wp, s);
+		if (how == PAIR_SERVE_TELL && s == PGR_SERVED)
+			tell(p, c, &t, addr, wp);
 		break;
 	}
 	case UFFD_EVENT_FORK:
