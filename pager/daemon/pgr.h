@@ -124,6 +124,9 @@ enum {
 	DP_WB_AGAIN = 1024,	/* and a flush found it dirtied again since:
 				 * write it once more when it lands, before
 				 * the flush's drain is answered */
+	DP_COWING = 2048,	/* file: being copied for a private mapping's
+				 * write (cow()), which may reclaim: reclaim
+				 * leaves it be, its young bit and all */
 };
 
 /* What became of a fault. */

@@ -188,7 +188,7 @@ uint32_t pgr_file_invalidate(struct pgr *p, uint32_t ino)
 	for (uint64_t pg = 0; pg < fi->map_pages; pg++) {
 		uint32_t i = fi->page[pg];
 
-		if (i == PGR_NONE || (p->pages[i].flags & (DP_READING | DP_WB)) ||
+		if (i == PGR_NONE || (p->pages[i].flags & (DP_READING | DP_WB | DP_COWING)) ||
 		    (p->pages[i].pol.flags & (POL_PG_DIRTY |
 					      POL_PG_WRITEBACK)))
 			continue;
@@ -603,7 +603,7 @@ void pgr_file_young(struct pgr *p, uint32_t i, struct pol_refs *refs)
 	struct dpage *d = &p->pages[i];
 	struct finode *fi = F(p, d->region);
 
-	if (d->flags & DP_READING) {
+	if (d->flags & (DP_READING | DP_COWING)) {
 		refs->contended = true;
 		return;
 	}
@@ -658,7 +658,7 @@ void pgr_file_arm(struct pgr *p, uint32_t i)
 /* Punching the page out of the memfd unmaps it everywhere. */
 int pgr_file_unmap(struct pgr *p, uint32_t i)
 {
-	return (p->pages[i].flags & DP_READING) ? -EAGAIN : 0;
+	return (p->pages[i].flags & (DP_READING | DP_COWING)) ? -EAGAIN : 0;
 }
 
 int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow)
@@ -666,7 +666,7 @@ int pgr_file_evict(struct pgr *p, uint32_t i, uint64_t shadow)
 	struct dpage *d = &p->pages[i];
 	struct finode *fi = F(p, d->region);
 
-	if (d->flags & (DP_READING | DP_WB))
+	if (d->flags & (DP_READING | DP_WB | DP_COWING))
 		return -EBUSY;
 	punch_later(p, d->region, d->off);
 	for (size_t k = 0; k < fi->nr_mappers; k++) {

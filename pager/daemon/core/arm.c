@@ -294,7 +294,7 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 	moved = how != DROP_MADVISED && !(*slot & SL_FELL);
 	if (moved && !(s & (SL_RM1 | SL_RM2)) &&
 	    (how == DROP_UNKNOWN || c->pending_remapped) &&
-	    pgr_page_present(c, addr))
+	    pgr_page_present(c, addr, false))
 		/* Still mapped, as a madvise undone. An armed page's missing
 		 * fault waits for the daemon (PGR_PARKED), so one that left
 		 * is still gone. */

@@ -762,6 +762,17 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 		return PGR_PARKED;
 	if (v & SL_ARMED)
 		return armed_refault(p, c, rid, off, write);
+	if (region_is_file(r) && !pgr_page_present(c, addr, true)) {
+		/*
+		 * A private mapping's copy that never happened: cow() lifted
+		 * the protection of the file page for the kernel to copy it
+		 * at the write's retry, and the page left the cache first,
+		 * its mapping here with it. What the process sees there is
+		 * still the file: the write is taken again as the first.
+		 */
+		pgr_discard(p, c, addr, addr + PGR_PAGE, false);
+		return pgr_file_fault(p, c, rid, off, write, false);
+	}
 	pgr_wake(p, c, addr, addr + PGR_PAGE);	/* raced: it is there */
 	return PGR_SERVED;
 }

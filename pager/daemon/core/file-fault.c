@@ -100,28 +100,20 @@ static enum pgr_served cow(struct pgr *p, struct client *c, uint32_t rid,
 	uint32_t a;
 	int err;
 
-	s = pgr_alloc(p, c, &a);
-	if (s != PGR_SERVED)
-		return s;
 	/*
-	 * The allocation may have reclaimed this very page: its young bit
-	 * cleared (a "dropf" on its way to the agent, which would drop the
-	 * copy made now, and the program's write with it) or, unmapped
-	 * here, evicted (the copy would read a hole). Then the fault waits
-	 * for the agent, or is taken again on what is there now.
+	 * The allocation may reclaim, and reclaim must leave this page be,
+	 * as the kernel's fault holds its folio: a young bit cleared now
+	 * (a "dropf" on its way to the agent) would drop the copy made
+	 * below with the program's write in it, and an eviction would
+	 * leave the copy a hole to read.
 	 */
+	p->pages[fi->page[pg]].flags |= DP_COWING;
+	s = pgr_alloc(p, c, &a);
 	r = &p->regions[rid];
 	fi = F(p, r->inode);
-	if (r->slot[off] & SL_ARMING) {
-		pol_page_free(p->pol, a);
-		return PGR_PARKED;	/* the agent's answer wakes it */
-	}
-	if (fi->page[pg] == PGR_NONE ||
-	    (p->pages[fi->page[pg]].flags & DP_READING)) {
-		pol_page_free(p->pol, a);
-		pgr_wake(p, c, addr, addr + PGR_PAGE);
-		return PGR_SERVED;
-	}
+	p->pages[fi->page[pg]].flags &= (uint16_t)~DP_COWING;
+	if (s != PGR_SERVED)
+		return s;
 	if (r->slot[off] & SL_FMAPPED) {
 		/* Mapped write-protected: lift it, the kernel copies. */
 		struct uffdio_writeprotect u = { .range = { addr, PGR_PAGE } };

@@ -161,7 +161,7 @@ int pgr_pagemap_fd(struct client *c)
 	return proc_fd(c, &c->pagemap_fd, "pagemap");
 }
 
-bool pgr_page_present(struct client *c, uint64_t addr)
+bool pgr_page_present(struct client *c, uint64_t addr, bool unreadable)
 {
 	int fd = pgr_pagemap_fd(c);
 	uint64_t e = 0;
@@ -169,7 +169,7 @@ bool pgr_page_present(struct client *c, uint64_t addr)
 	if (fd < 0 || pread(fd, &e, sizeof(e), (off_t)(addr / PGR_PAGE *
 						      sizeof(e))) !=
 	    (ssize_t)sizeof(e))
-		return false;
+		return unreadable;
 	return e >> 63;
 }
 

@@ -38,8 +38,9 @@ ssize_t pgr_mem_read(struct client *c, uint64_t addr, const struct iovec *iov,
 /* @c's /proc/PID/pagemap, opened once (PAGEMAP_SCAN, page entries), or
  * -errno. */
 int pgr_pagemap_fd(struct client *c);
-/* Is the page at @addr of @c in its page table? false if unreadable. */
-bool pgr_page_present(struct client *c, uint64_t addr);
+/* Is the page at @addr of @c in its page table? @unreadable if it
+ * cannot be read. */
+bool pgr_page_present(struct client *c, uint64_t addr, bool unreadable);
 /* The pagemap entry of the page at @addr of process @pid (no client of
  * ours yet): bit 63 present, 62 swapped, 57 write-protected by a
  * userfaultfd. ~0 if it cannot be read. */
