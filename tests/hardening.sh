@@ -248,12 +248,18 @@ for k in $(seq 5); do
 	daemon_pid=
 	wait "$run"
 	rc=$?
-	if grep -q "wrong\|lost\|read [0-9]*, the file" "$tmp/death$k.out" ||
+	# and nothing of the run is left (a fork child whose agent had not
+	# started waited for ever in madvise for the dead daemon)
+	sleep 0.2
+	left=$(pgrep -f -- "--file $tmp/df$k " | tr '\n' ' ')
+	[ -n "$left" ] && kill -9 $left 2>/dev/null
+	if [ -n "$left" ] ||
+	   grep -q "wrong\|lost\|read [0-9]*, the file" "$tmp/death$k.out" ||
 	   { [ "$rc" != 0 ] && ! grep -q "pager daemon is gone" "$tmp/death$k.out"; } ||
 	   { [ "$rc" = 0 ] && ! grep -q "all ok" "$tmp/death$k.out"; }; then
 		bad=$((bad + 1))
 		details="$details
-run $k (status $rc): $(tail -3 "$tmp/death$k.out")"
+run $k (status $rc${left:+, left running: $left}): $(tail -3 "$tmp/death$k.out")"
 	else
 		details="$details
 run $k: status $rc"

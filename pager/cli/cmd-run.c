@@ -337,6 +337,48 @@ static bool daemon_alive(const char *sock, pid_t daemon)
 	return alive;
 }
 
+/*
+ * The daemon is gone and CMD has ended: the run's processes left behind,
+ * orphans given to us as their subreaper, shared memory only the daemon
+ * served. One whose agent had not started yet (a fork child a moment
+ * old) has no one to stop it, and waits for ever in its first madvise
+ * for the daemon to read the REMOVE event. Stop them, as each agent stops
+ * its own program (fail-stop: never a read of what the pager held), and
+ * reap them; their children come to us in turn.
+ */
+static void stop_orphans(void)
+{
+	char path[64], list[4096];
+	int stopped = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+		 (int)getpid());
+	for (int round = 0; round < 16; round++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(list, 1, sizeof(list) - 1, f) : 0;
+		int here = 0;
+
+		if (f)
+			fclose(f);
+		list[n] = 0;
+		for (char *t = strtok(list, " \n"); t; t = strtok(NULL, " \n")) {
+			pid_t pid = (pid_t)atoi(t);
+
+			if (pid > 0 && !kill(pid, SIGKILL))
+				here++;
+		}
+		if (!here)
+			break;
+		stopped += here;
+		while (waitpid(-1, NULL, 0) > 0)
+			;
+	}
+	if (stopped)
+		pgr_err("stopped %d process%s of the run left behind: the "
+			"daemon is gone, and the memory it held for them", stopped,
+			stopped == 1 ? "" : "es");
+}
+
 static void detach(const char *sock)
 {
 	struct wire *w = pgr_xcalloc(1, sizeof(*w));
@@ -525,9 +567,10 @@ int cmd_run(int argc, char **argv)
 	/* The private daemon lets in the run's processes only, found by
 	 * their parents (conn.c, pgr_conn_in_run()): one that a double fork
 	 * orphaned (Chromium's crash handler, a daemonizing server) must
-	 * still be ours, not init's, while CMD runs. */
-	if (daemon > 0)
-		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	 * still be ours, not init's, while CMD runs. Under either daemon,
+	 * orphans come to us so that they can be stopped if the daemon dies
+	 * (stop_orphans()). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	/* CMD decides; we report. CMD gets the dispositions we were given. */
 	sigaction(SIGINT, &ign, &intr);
 	sigaction(SIGQUIT, &ign, &quit);
@@ -544,12 +587,14 @@ int cmd_run(int argc, char **argv)
 	}
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) :
 	     128 + WTERMSIG(status);
-	if (rc != 0 && !daemon_alive(sock, daemon))
+	if (rc != 0 && !daemon_alive(sock, daemon)) {
 		/* What CMD said, if anything, may not tell: a program whose
 		 * loader could not map its memory says so in its own words,
 		 * or crashes. */
 		pgr_err("the pager daemon died while '%s' ran (status %d)",
 			argv[optind], rc);
+		stop_orphans();
+	}
 out:
 	if (daemon > 0) {
 		detach(sock);
