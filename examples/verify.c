@@ -45,6 +45,10 @@
  *   fcow      the same mapping read through, then the pages still cached
  *             written oldest first: each copy's memory is made by
  *             reclaiming the page being copied, or the next
+ *   fpages    (verify-remap.c) a window of a shared file mapping
+ *             rearranged with remap_file_pages(2): each page reads and
+ *             writes the file page it was given, through eviction; a
+ *             read-only window too, and the kernel's EINVALs
  *   clone     a child made by a raw clone(2) (no atfork handler) maps the
  *             file the parent mapped and reads both their memories
  *   ftwo      the file mapped by two processes: what one writes through
@@ -713,7 +717,7 @@ static const struct {
 	{ "reserve", t_reserve },
 	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
-	{ "fcow", t_fcow },
+	{ "fcow", t_fcow }, { "fpages", t_fpages },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
 	{ "fremap", t_fremap },
@@ -741,7 +745,7 @@ static int usage(const char *why)
 		"[--threads N] [--seed N] [--file PATH] [--compressible PCT] "
 		"TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
-		"fshared fprivate fcow ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
+		"fshared fprivate fcow fpages ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
 		"fredirty fstress heap heapsig callstorm all; foutside fstamp "

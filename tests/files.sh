@@ -4,7 +4,7 @@
 # are made in a directory of the test's own on the disk ($TMPDIR or
 # /var/tmp), where O_DIRECT works.
 set -u
-plan=22
+plan=23
 . "$top_srcdir/tests/daemon-lib.sh"
 STREAM="$top_builddir/examples/mmap-stream"
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-files.XXXXXX")
@@ -42,6 +42,9 @@ out=$(prun "$VERIFY" --mb 48 --file "$dir/private" fprivate 2>&1)
 check "verify fprivate: copy-on-write pages are anon, the file unchanged" $? "$out"
 out=$(prun "$VERIFY" --mb 32 --file "$dir/cow" fcow 2>&1)
 check "verify fcow: a page copied on write while reclaim clears its young bit keeps the write" $? "$out"
+out=$("$VERIFY" --mb 32 --file "$dir/pages" fpages 2>&1) &&
+	out=$(prun "$VERIFY" --mb 32 --file "$dir/pages" fpages 2>&1)
+check "verify fpages: remap_file_pages rearranges a shared mapping under reclaim, natively and under the pager" $? "$out"
 out=$(prun "$VERIFY" --mb 32 --file "$dir/two" ftwo 2>&1)
 check "verify ftwo: two processes' mappings share one page cache" $? "$out"
 out=$(prun "$VERIFY" --mb 16 --file "$dir/clone" clone 2>&1)

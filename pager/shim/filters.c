@@ -10,6 +10,8 @@
  * go the way of libc's internal ones (notified, made by the agent, which
  * is a process of its own that the new filter does not bind).
  *
+ * Its remap_file_pages goes to remap.c, as libc's wrapper does.
+ *
  * Filters come through libc's syscall(2) (Chrome's sys_seccomp()) or
  * prctl(2); a raw `syscall` instruction is not seen, and its filter is
  * the program's to keep from refusing the marker.
@@ -43,6 +45,12 @@ long syscall(long nr, ...)
 	va_end(ap);
 	if (nr == SYS_seccomp && a[0] == SECCOMP_SET_MODE_FILTER)
 		shim.foreign_filter = true;
+	if (nr == SYS_remap_file_pages)
+		return shim_remap_file_pages((unsigned long)a[0],
+					     (unsigned long)a[1],
+					     (unsigned long)a[2],
+					     (unsigned long)a[3],
+					     (unsigned long)a[4]);
 	ret = sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (ret < 0 && ret > -4096) {
 		errno = (int)-ret;

@@ -45,20 +45,26 @@ static bool file_mapping(int flags, int fd)
 
 /*
  * Shared file mappings handed to the daemon, so that munmap and exit can
- * have it write back first: the kernel's read(2) must see what the
- * mapping wrote as soon as munmap returns, not when the daemon gets to it.
+ * have it write back first (the kernel's read(2) must see what the
+ * mapping wrote as soon as munmap returns, not when the daemon gets to
+ * it), and remap_file_pages can map another part of the same memfd.
  */
 #define SHIM_FMAPS 256
-static struct { uintptr_t start, end; } fmaps[SHIM_FMAPS];
+static struct fmap {
+	uintptr_t start, end;
+	unsigned int id, gen;	/* the daemon's inode */
+} fmaps[SHIM_FMAPS];
 static unsigned int nr_fmaps;
 static bool fmaps_lost;		/* one did not fit: flush on every munmap */
 
-static void fmap_add(uintptr_t start, size_t len)
+static void fmap_add(uintptr_t start, size_t len, unsigned int id,
+		     unsigned int gen)
 {
+	struct fmap m = { start, start + len, id, gen };
+
 	for (unsigned int k = 0; k < nr_fmaps; k++) {
 		if (fmaps[k].start == fmaps[k].end) {
-			fmaps[k].start = start;
-			fmaps[k].end = start + len;
+			fmaps[k] = m;
 			return;
 		}
 	}
@@ -66,8 +72,7 @@ static void fmap_add(uintptr_t start, size_t len)
 		fmaps_lost = true;
 		return;
 	}
-	fmaps[nr_fmaps].start = start;
-	fmaps[nr_fmaps++].end = start + len;
+	fmaps[nr_fmaps++] = m;
 }
 
 /* Does [start, start + len) meet a shared file mapping? Forget those it
@@ -85,6 +90,19 @@ static bool fmap_hit(uintptr_t start, size_t len, bool forget)
 			fmaps[k].start = fmaps[k].end = 0;
 	}
 	return hit;
+}
+
+bool shim_fmap_at(uintptr_t start, uintptr_t end, unsigned int *id,
+		  unsigned int *gen)
+{
+	for (unsigned int k = 0; k < nr_fmaps; k++) {
+		if (fmaps[k].start <= start && end <= fmaps[k].end) {
+			*id = fmaps[k].id;
+			*gen = fmaps[k].gen;
+			return true;
+		}
+	}
+	return false;
 }
 
 static void take_file(void *p, size_t len, int prot, int flags, int fd,
@@ -113,7 +131,7 @@ static void take_file(void *p, size_t len, int prot, int flags, int fd,
 		goto out;
 	err = shim_mapf(p, len, id, gen, off, shared, prot);
 	if (!err && shared)
-		fmap_add((uintptr_t)p, len);
+		fmap_add((uintptr_t)p, len, id, gen);
 out:
 	if (err)	/* the kernel's mapping back, as the program made it */
 		syscall(SYS_mmap, p, len, prot, (flags & ~MAP_FIXED_NOREPLACE) |

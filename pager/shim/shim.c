@@ -700,6 +700,9 @@ static void file_reply(const char *line, void *arg)
  * it (a memfd) in its place, same protection, offset and sharing, and have
  * the daemon own it. If anything fails the program keeps the kernel's
  * mapping: never a mapping nobody serves.
+ *
+ * @fd is the program's descriptor of the file, or -1 for the inode *@id
+ * of generation *@gen that the process maps already (remap_file_pages).
  */
 int shim_file_memfd(int fd, bool rw, unsigned int *id, unsigned int *gen)
 {
@@ -715,8 +718,13 @@ int shim_file_memfd(int fd, bool rw, unsigned int *id, unsigned int *gen)
 		r[0] = r[1] = r[2] = r[3] = 0;
 		if (!sync_open())
 			return -1;
-		err = call_lines(shim.sync_fd, &sync_wire, &fd, 1, file_reply,
-				 r, rw ? "file rw" : "file");
+		if (fd >= 0)
+			err = call_lines(shim.sync_fd, &sync_wire, &fd, 1,
+					 file_reply, r, rw ? "file rw" : "file");
+		else
+			err = call_lines(shim.sync_fd, &sync_wire, NULL, 0,
+					 file_reply, r, "file%s %x %x",
+					 rw ? " rw" : "", *id, *gen);
 		mfd = wire_take_fd(&sync_wire);
 		sync_broken(err);
 		if (err || !r[3])

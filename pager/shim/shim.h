@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "../lib/ftable.h"
@@ -67,11 +68,21 @@ bool shim_in_request(void);
 /* shim.c: requests on the program threads' connection, with
  * shim.sync_lock held */
 /* The daemon's page cache of the regular file @fd: a memfd descriptor to
- * map (read-write if @rw) and the inode's id and generation; -1 if not. */
+ * map (read-write if @rw) and the inode's id and generation; -1 if not.
+ * With @fd -1: that of inode *@id, *@gen, which the process maps. */
 int shim_file_memfd(int fd, bool rw, unsigned int *id, unsigned int *gen);
 /* The memfd of inode @id is mapped at @p: the daemon takes it (0). */
 int shim_mapf(void *p, size_t len, unsigned int id, unsigned int gen,
 	      off_t off, bool shared, int prot);
+/* map.c, with shim.sync_lock held: the inode of the shared file mapping
+ * (of a file open for writing: the memfd is mapped shared) holding
+ * [start, end), if it is the daemon's. */
+bool shim_fmap_at(uintptr_t start, uintptr_t end, unsigned int *id,
+		  unsigned int *gen);
+/* remap.c: remap_file_pages(2), also for libc's syscall(2) (filters.c) */
+long shim_remap_file_pages(unsigned long start, unsigned long size,
+			   unsigned long prot, unsigned long pgoff,
+			   unsigned long flags);
 struct dl_phdr_info;
 /* Does the agent run in this object (the shim, libc, the loader)? */
 bool shim_agent_runs_in(const struct dl_phdr_info *info);

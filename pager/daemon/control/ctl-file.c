@@ -24,14 +24,51 @@
 #include "../watch/watch.h"
 #include "ctl-req.h"
 
+/* Does @c map cached inode @ino (a file region of it; shared and
+ * writable if @rw)? */
+static bool maps_inode(const struct pgr *p, const struct client *c,
+		       uint32_t ino, bool rw)
+{
+	for (size_t k = 0; k < c->nr_regions; k++) {
+		const struct region *g = &p->regions[c->regions[k]];
+
+		if (g->inode == ino && (!rw || (g->rflags & R_SHARED)))
+			return true;
+	}
+	return false;
+}
+
+/* The inode of "file [rw] ID GEN": one the client maps already (its
+ * remap_file_pages, which maps another part of the same memfd), whose
+ * mapping it may widen no further than it was: rw only if mapped so. */
+static int inode_by_id(struct req *r, struct client *c, int at, bool rw)
+{
+	uint64_t id, gen;
+
+	if (arg_hex(r, at, &id) || arg_hex(r, at + 1, &gen) ||
+	    id >= r->p->nr_files_max || gen > UINT32_MAX) {
+		fail(r, "file: expected [rw] [ID GEN]");
+		return -1;
+	}
+	if (!F(r->p, id)->used || F(r->p, id)->gen != gen ||
+	    !maps_inode(r->p, c, (uint32_t)id, rw)) {
+		fail(r, "file: inode %llx is not one this process maps%s",
+		     (unsigned long long)id, rw ? " shared and writable" : "");
+		return -1;
+	}
+	return (int)id;
+}
+
 /* file [rw] (+ fd: a regular file the program maps): its page cache.
  * Answer "file ID GEN" with the memfd to map in its place (read-write if
- * rw: a shared writable mapping), then ok. */
+ * rw: a shared writable mapping), then ok. With ID GEN instead of a
+ * descriptor: the memfd of a cached inode the client maps already. */
 static void cmd_file(struct req *r)
 {
 	struct client *c = own(r);
 	int fd = pgr_conn_take_fd(r->conn), ino, mfd, err;
 	bool rw = r->argc > 1 && !strcmp(r->argv[1], "rw");
+	int at = rw ? 2 : 1;
 	const char *why = NULL;
 	char line[64];
 
@@ -39,6 +76,14 @@ static void cmd_file(struct req *r)
 		if (fd >= 0)
 			close(fd);
 		return;
+	}
+	if (r->argc > at) {
+		if (fd >= 0)
+			close(fd);
+		ino = inode_by_id(r, c, at, rw);
+		if (ino < 0)
+			return;
+		goto take;
 	}
 	if (fd < 0) {
 		fail(r, "file: no file descriptor attached");
@@ -59,6 +104,7 @@ static void cmd_file(struct req *r)
 		fail(r, "file: %s", why ? why : strerror(-ino));
 		return;
 	}
+take:
 	err = pgr_seal_take(r->p, c, (uint32_t)ino, rw, &why);
 	if (err) {
 		/* A new entry no one maps goes again. */
