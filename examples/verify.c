@@ -49,6 +49,9 @@
  *             rearranged with remap_file_pages(2): each page reads and
  *             writes the file page it was given, through eviction; a
  *             read-only window too, and the kernel's EINVALs
+ *   fbadptr   (verify-badptr.c) sendfile, copy_file_range, splice and
+ *             the vector reads and writes of a mapped file, given a
+ *             PROT_NONE or unmapped pointer: EFAULT, as natively
  *   clone     a child made by a raw clone(2) (no atfork handler) maps the
  *             file the parent mapped and reads both their memories
  *   ftwo      the file mapped by two processes: what one writes through
@@ -717,7 +720,7 @@ static const struct {
 	{ "reserve", t_reserve },
 	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
-	{ "fcow", t_fcow }, { "fpages", t_fpages },
+	{ "fcow", t_fcow }, { "fpages", t_fpages }, { "fbadptr", t_fbadptr },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
 	{ "fremap", t_fremap },
@@ -745,7 +748,7 @@ static int usage(const char *why)
 		"[--threads N] [--seed N] [--file PATH] [--compressible PCT] "
 		"TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
-		"fshared fprivate fcow fpages ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
+		"fshared fprivate fcow fpages fbadptr ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
 		"fredirty fstress heap heapsig callstorm all; foutside fstamp "

@@ -4,7 +4,7 @@
 # are made in a directory of the test's own on the disk ($TMPDIR or
 # /var/tmp), where O_DIRECT works.
 set -u
-plan=23
+plan=24
 . "$top_srcdir/tests/daemon-lib.sh"
 STREAM="$top_builddir/examples/mmap-stream"
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-files.XXXXXX")
@@ -45,6 +45,9 @@ check "verify fcow: a page copied on write while reclaim clears its young bit ke
 out=$("$VERIFY" --mb 32 --file "$dir/pages" fpages 2>&1) &&
 	out=$(prun "$VERIFY" --mb 32 --file "$dir/pages" fpages 2>&1)
 check "verify fpages: remap_file_pages rearranges a shared mapping under reclaim, natively and under the pager" $? "$out"
+out=$("$VERIFY" --file "$dir/badptr" fbadptr 2>&1) &&
+	out=$(prun "$VERIFY" --file "$dir/badptr" fbadptr 2>&1)
+check "verify fbadptr: bad offset and iovec pointers to the calls the shim reads get EFAULT, not SIGSEGV, natively and under the pager" $? "$out"
 out=$(prun "$VERIFY" --mb 32 --file "$dir/two" ftwo 2>&1)
 check "verify ftwo: two processes' mappings share one page cache" $? "$out"
 out=$(prun "$VERIFY" --mb 16 --file "$dir/clone" clone 2>&1)

@@ -50,9 +50,73 @@
 
 #include "../lib/compat.h"
 #include "shim.h"
+#include "sys.h"
 
 #define MARK	PGR_SYSCALL_MARKER
 #define END	(~0ull)		/* "to the end of the file" */
+
+/* ---- the program's arguments ------------------------------------------ */
+
+/*
+ * Copy @n bytes of the program's memory at @src, as the kernel reads a
+ * system call's argument: false where that read would fault. The call
+ * then fails with EFAULT, as natively; the shim must not die of SIGSEGV
+ * first by loading the pointer itself. (process_vm_readv of itself; a
+ * program's seccomp filter that refuses it leaves the plain load.)
+ */
+static bool peek(void *dst, const void *src, size_t n)
+{
+	struct iovec l = { dst, n }, r = { (void *)src, n };
+	long got = sys6(SYS_process_vm_readv, sys0(SYS_getpid), (long)&l, 1,
+			(long)&r, 1, 0);
+
+	if (got == (long)n)
+		return true;
+	if (got == -EFAULT || got >= 0)
+		return false;
+	memcpy(dst, src, n);
+	return true;
+}
+
+/* An offset argument: END for NULL; false if it cannot be read. */
+static bool arg_off(const off_t *p, unsigned long long *v)
+{
+	off_t o;
+
+	*v = END;
+	if (!p)
+		return true;
+	if (!peek(&o, p, sizeof(o)))
+		return false;
+	*v = (unsigned long long)o;
+	return true;
+}
+
+/* The bytes an iovec array asks for, END if it cannot be read (the
+ * kernel fails the call), read only if a read or write owes anything. */
+static unsigned long long iov_len(const struct iovec *iov, int n)
+{
+	struct iovec part[16];
+	unsigned long long len = 0;
+
+	if (!shim.ft || !shim.ft->nr_rw)
+		return 0;
+	for (int k = 0; k < n; k += 16) {
+		int m = n - k < 16 ? n - k : 16;
+
+		if (!peek(part, iov + k, (size_t)m * sizeof(*part)))
+			return END;
+		for (int j = 0; j < m; j++)
+			len += part[j].iov_len;
+	}
+	return len;
+}
+
+/* @from + @len, END if either is unknown. */
+static unsigned long long upto(unsigned long long from, unsigned long long len)
+{
+	return from == END || len == END || from + len < from ? END : from + len;
+}
 
 /* ---- the table ------------------------------------------------------- */
 
@@ -175,15 +239,6 @@ static long mark(void)
 	return shim.ft && !shim_in_request() ? (long)MARK : 0;
 }
 
-static size_t iov_len(const struct iovec *iov, int n)
-{
-	size_t len = 0;
-
-	for (int k = 0; k < n; k++)
-		len += iov[k].iov_len;
-	return len;
-}
-
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	struct wctx w;
@@ -233,7 +288,7 @@ ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 	ssize_t r;
 
 	write_begin(&w, fd, (unsigned long long)off,
-		    (unsigned long long)off + iov_len(iov, cnt));
+		    upto((unsigned long long)off, iov_len(iov, cnt)));
 	r = syscall(SYS_pwritev, fd, iov, cnt, off, 0, mark());
 	write_end(&w, (unsigned long long)off,
 		  (unsigned long long)off + (r > 0 ? (size_t)r : 0));
@@ -256,7 +311,7 @@ ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 		return r;
 	}
 	write_begin(&w, fd, (unsigned long long)off,
-		    (unsigned long long)off + iov_len(iov, cnt));
+		    upto((unsigned long long)off, iov_len(iov, cnt)));
 	r = syscall(SYS_pwritev2, fd, iov, cnt, off, mark(), flags);
 	write_end(&w, (unsigned long long)off,
 		  (unsigned long long)off + (r > 0 ? (size_t)r : 0));
@@ -389,7 +444,7 @@ ssize_t readv(int fd, const struct iovec *iov, int cnt)
 ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	read_begin(fd, (unsigned long long)off,
-		   (unsigned long long)off + iov_len(iov, cnt));
+		   upto((unsigned long long)off, iov_len(iov, cnt)));
 	return syscall(SYS_preadv, fd, iov, cnt, off, 0);
 }
 
@@ -403,7 +458,7 @@ ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
 		read_begin(fd, END, iov_len(iov, cnt));
 	else
 		read_begin(fd, (unsigned long long)off,
-			   (unsigned long long)off + iov_len(iov, cnt));
+			   upto((unsigned long long)off, iov_len(iov, cnt)));
 	return syscall(SYS_preadv2, fd, iov, cnt, off, 0, flags);
 }
 
@@ -441,16 +496,19 @@ int syncfs(int fd)
 ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff,
 			size_t n, unsigned int flags)
 {
-	unsigned long long at = outoff ? (unsigned long long)*outoff : END;
+	unsigned long long from = END, at = END;
 	struct wctx w;
 	ssize_t r;
 
-	read_begin(in, inoff ? (unsigned long long)*inoff : END,
-		   inoff ? (unsigned long long)*inoff + n : n);
-	write_begin(&w, out, at, at == END ? END : at + n);
+	/* Offsets the kernel cannot read: its EFAULT, nothing owed. */
+	if (!arg_off(inoff, &from) || !arg_off(outoff, &at))
+		return syscall(SYS_copy_file_range, in, inoff, out, outoff, n,
+			       flags);
+	read_begin(in, from, from == END ? n : upto(from, n));
+	write_begin(&w, out, at, upto(at, n));
 	r = syscall(SYS_copy_file_range, in, inoff, out, outoff, n, flags);
 	if (outoff)
-		write_end(&w, at, at + (r > 0 ? (size_t)r : 0));
+		write_end(&w, at, upto(at, r > 0 ? (size_t)r : 0));
 	else
 		write_end_here(&w, r);
 	return r;
@@ -458,11 +516,13 @@ ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff,
 
 ssize_t sendfile(int out, int in, off_t *off, size_t n)
 {
+	unsigned long long from = END;
 	struct wctx w;
 	ssize_t r;
 
-	read_begin(in, off ? (unsigned long long)*off : END,
-		   off ? (unsigned long long)*off + n : n);
+	if (!arg_off(off, &from))
+		return syscall(SYS_sendfile, out, in, off, n, 0, mark());
+	read_begin(in, from, from == END ? n : upto(from, n));
 	write_begin(&w, out, END, END);
 	r = syscall(SYS_sendfile, out, in, off, n, 0, mark());
 	write_end_here(&w, r);
@@ -475,17 +535,18 @@ ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n,
 	       unsigned int flags)
 {
-	unsigned long long at = outoff ? (unsigned long long)*outoff : END;
+	unsigned long long from = END, at = END;
 	struct wctx w;
 	ssize_t r;
 
+	if (!arg_off(inoff, &from) || !arg_off(outoff, &at))
+		return syscall(SYS_splice, in, inoff, out, outoff, n, flags);
 	if (inoff)
-		read_begin(in, (unsigned long long)*inoff,
-			   (unsigned long long)*inoff + n);
-	write_begin(&w, out, at, at == END ? END : at + n);
+		read_begin(in, from, upto(from, n));
+	write_begin(&w, out, at, upto(at, n));
 	r = syscall(SYS_splice, in, inoff, out, outoff, n, flags);
 	if (outoff)
-		write_end(&w, at, at + (r > 0 ? (size_t)r : 0));
+		write_end(&w, at, upto(at, r > 0 ? (size_t)r : 0));
 	else
 		write_end_here(&w, r);
 	return r;
