@@ -20,14 +20,16 @@
 
 #include "verify.h"
 
-#define WINDOW	256	/* pages rearranged */
+#define MAX_WINDOW	256	/* pages rearranged, at most a quarter */
+
+static size_t window;
 
 /* Window page @i shows file page perm(i): from the end of the file
  * backwards, spread over it, past the window's own pages; most of them
  * never read before (pages the pager has not cached). */
 static size_t perm(size_t i, size_t pages)
 {
-	return pages - 1 - i * ((pages - WINDOW) / (WINDOW + 1));
+	return pages - 1 - i * ((pages - window) / (window + 1));
 }
 
 /* Half through libc's wrapper, half through syscall(2). */
@@ -55,24 +57,25 @@ void t_fpages(void)
 	unsigned long n = 0;
 	char *win, *all;
 
-	if (pages < 4 * WINDOW || !gens) {
-		printf("verify: fpages: --mb %zu is too small\n", mb);
+	window = pages / 4 < MAX_WINDOW ? pages / 4 : MAX_WINDOW;
+	if (!gens) {
+		perror("verify: fpages");
 		exit(1);
 	}
 	write_file(fd, 5, pages);
 	for (size_t pg = 0; pg < pages; pg++)
 		gens[pg] = 1;
-	win = map_file(fd, WINDOW * PAGE, MAP_SHARED);
-	for (size_t i = 0; i < WINDOW; i++)
+	win = map_file(fd, window * PAGE, MAP_SHARED);
+	for (size_t i = 0; i < window; i++)
 		if (rfp(win + i * PAGE, perm(i, pages), i % 2)) {
 			printf("verify: fpages: remap_file_pages of page %zu: "
 			       "%s\n", i, strerror(errno));
 			exit(1);
 		}
-	for (size_t i = 0; i < WINDOW; i++)
+	for (size_t i = 0; i < window; i++)
 		n += check_page("fpages (read)", (uint64_t *)(win + i * PAGE),
 				5, perm(i, pages), 1);
-	for (size_t i = 0; i < WINDOW; i++) {
+	for (size_t i = 0; i < window; i++) {
 		fill_page((uint64_t *)(win + i * PAGE), 5, perm(i, pages), 2);
 		gens[perm(i, pages)] = 2;
 	}
@@ -83,7 +86,7 @@ void t_fpages(void)
 		n += check_mapped("fpages (whole file)", all, 5, 0, pages,
 				  gens, 0);
 	munmap(all, pages * PAGE);
-	for (size_t i = 0; i < WINDOW; i++)
+	for (size_t i = 0; i < window; i++)
 		n += check_page("fpages (written)", (uint64_t *)(win + i * PAGE),
 				5, perm(i, pages), 2);
 	/* The first page back where it was. */
@@ -93,23 +96,23 @@ void t_fpages(void)
 	/* The kernel's refusals: a protection given, a private mapping. */
 	n += refused("prot given", remap_file_pages(win, PAGE, PROT_READ, 3, 0),
 		     EINVAL);
-	msync(win, WINDOW * PAGE, MS_SYNC);
-	munmap(win, WINDOW * PAGE);
-	win = map_file(fd, WINDOW * PAGE, MAP_PRIVATE);
+	msync(win, window * PAGE, MS_SYNC);
+	munmap(win, window * PAGE);
+	win = map_file(fd, window * PAGE, MAP_PRIVATE);
 	n += refused("private mapping", rfp(win, 3, false), EINVAL);
-	munmap(win, WINDOW * PAGE);
+	munmap(win, window * PAGE);
 	n += check_file("fpages (file)", fd, 5, 0, pages, 1, gens, 0);
 	/* A shared mapping of a file open read-only is not VM_SHARED: the
 	 * kernel refuses it too, and the window still reads the file. */
 	ro = open(file_path, O_RDONLY);
-	win = mmap(NULL, WINDOW * PAGE, PROT_READ, MAP_SHARED, ro, 0);
+	win = mmap(NULL, window * PAGE, PROT_READ, MAP_SHARED, ro, 0);
 	if (win == MAP_FAILED) {
 		perror("verify: mmap read-only");
 		exit(1);
 	}
 	n += refused("read-only file", rfp(win, 9, true), EINVAL);
-	n += check_mapped("fpages (read-only)", win, 5, 0, WINDOW, gens, 0);
-	munmap(win, WINDOW * PAGE);
+	n += check_mapped("fpages (read-only)", win, 5, 0, window, gens, 0);
+	munmap(win, window * PAGE);
 	close(ro);
 	close(fd);
 	unlink(file_path);

@@ -52,6 +52,9 @@
  *   fbadptr   (verify-badptr.c) sendfile, copy_file_range, splice and
  *             the vector reads and writes of a mapped file, given a
  *             PROT_NONE or unmapped pointer: EFAULT, as natively
+ *   guard     (verify-guard.c) every eighth page of a buffer guarded
+ *             (MADV_GUARD_INSTALL), resident or evicted: a child's touch
+ *             SIGSEGV, the rest intact; removed, they read zeros
  *   clone     a child made by a raw clone(2) (no atfork handler) maps the
  *             file the parent mapped and reads both their memories
  *   ftwo      the file mapped by two processes: what one writes through
@@ -721,6 +724,7 @@ static const struct {
 	{ "pipe", t_pipe },
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
 	{ "fcow", t_fcow }, { "fpages", t_fpages }, { "fbadptr", t_fbadptr },
+	{ "guard", t_guard },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
 	{ "fremap", t_fremap },
@@ -748,7 +752,7 @@ static int usage(const char *why)
 		"[--threads N] [--seed N] [--file PATH] [--compressible PCT] "
 		"TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
-		"fshared fprivate fcow fpages fbadptr ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
+		"fshared fprivate fcow fpages fbadptr guard ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
 		"fredirty fstress heap heapsig callstorm all; foutside fstamp "

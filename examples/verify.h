@@ -66,6 +66,8 @@ void t_fstamp(void);
 void t_fraw(void);
 void t_fwb(void);
 void t_fredirty(void);
+/* verify-guard.c */
+void t_guard(void);
 /* verify-badptr.c */
 void t_fbadptr(void);
 /* verify-remap.c */

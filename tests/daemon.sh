@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=53
+plan=54
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -25,7 +25,7 @@ check "the script's children were managed (joined: $joined)" \
 # ---- self-verifying workloads, 32 MiB under an 8 MiB budget ---------------
 stop_daemon
 start_daemon 8M
-for t in passes threads fork mremap munmap dontneed mprotect pipe; do
+for t in passes threads fork mremap munmap dontneed mprotect pipe guard; do
 	fell0=$(stat_of pager_arm_fell)
 	out=$(prun "$VERIFY" --mb 32 "$t" 2>&1)
 	check "verify $t: 32 MiB under 8 MiB, every word right" $? "$out"

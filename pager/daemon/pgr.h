@@ -377,6 +377,9 @@ struct pgr {
 	uint64_t calls_made;		/* such calls, ever */
 	uint64_t zero_outside;		/* zero pages served where no region
 					 * was (fault.c), ever */
+	uint64_t pages_vanished;	/* pages the kernel dropped with no
+					 * event (MADV_GUARD_INSTALL), found
+					 * at their next fault, ever */
 	uint64_t pgforeign;	/* pages found present in a mapping
 				 * adopted with none free: the kernel's, not
 				 * charged (adopt.c), ever */

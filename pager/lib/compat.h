@@ -124,6 +124,10 @@ struct procmap_query {
 #define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
 #endif
 
+/* 6.13: guard regions (Debian 12's headers have neither). */
+#define PGR_MADV_GUARD_INSTALL 102
+#define PGR_MADV_GUARD_REMOVE 103
+
 /* A private mmap flag bit the kernel accepts and ignores (verified on
  * 6.18): the shim marks its own mmap calls with it, so that the seccomp
  * filter lets them through unnotified. Never passed on to the kernel by

@@ -10,7 +10,8 @@
  * go the way of libc's internal ones (notified, made by the agent, which
  * is a process of its own that the new filter does not bind).
  *
- * Its remap_file_pages goes to remap.c, as libc's wrapper does.
+ * Its remap_file_pages goes to remap.c, and its MADV_GUARD_INSTALL to
+ * map.c's madvise, as libc's wrappers do.
  *
  * Filters come through libc's syscall(2) (Chrome's sys_seccomp()) or
  * prctl(2); a raw `syscall` instruction is not seen, and its filter is
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -45,6 +47,8 @@ long syscall(long nr, ...)
 	va_end(ap);
 	if (nr == SYS_seccomp && a[0] == SECCOMP_SET_MODE_FILTER)
 		shim.foreign_filter = true;
+	if (nr == SYS_madvise && a[2] == PGR_MADV_GUARD_INSTALL)
+		return madvise((void *)a[0], (size_t)a[1], (int)a[2]);
 	if (nr == SYS_remap_file_pages)
 		return shim_remap_file_pages((unsigned long)a[0],
 					     (unsigned long)a[1],

@@ -11,6 +11,7 @@
  * mapping if anything fails, never a mapping nobody serves. munmap and
  * msync of a shared file mapping have the daemon write it back first, so
  * that read(2) sees what the mapping wrote as soon as they return.
+ * madvise: MADV_GUARD_INSTALL's drop of the pages, told the daemon.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 
 #include "../lib/compat.h"
 #include "shim.h"
+#include "sys.h"
 
 static bool anon_private(int flags)
 {
@@ -180,6 +182,28 @@ int munmap(void *addr, size_t len)
 		errno = saved;
 	}
 	return (int)syscall(SYS_munmap, addr, len);
+}
+
+/*
+ * MADV_GUARD_INSTALL zaps the pages it guards, and the kernel tells
+ * userfaultfd nothing of it: the daemon would keep them, and after
+ * MADV_GUARD_REMOVE serve their old bytes where natively a new page
+ * reads zeros. MADV_DONTNEED first drops them as the install would, and
+ * its REMOVE event tells the daemon.
+ */
+int madvise(void *addr, size_t len, int advice)
+{
+	long r;
+
+	/* Raw calls: syscall(2) of MADV_GUARD_INSTALL comes here. */
+	if (advice == PGR_MADV_GUARD_INSTALL && shim.on && len)
+		sys3(SYS_madvise, addr, len, MADV_DONTNEED);
+	r = sys3(SYS_madvise, addr, len, advice);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return 0;
 }
 
 /* At exit, what shared file mappings dirtied goes to the file before the

@@ -77,6 +77,8 @@ static void cmd_stat(struct req *r)
 		      (unsigned long long)p->calls_made);
 		reply(r, "pager_zero_outside %llu",
 		      (unsigned long long)p->zero_outside);
+		reply(r, "pager_pages_vanished %llu",
+		      (unsigned long long)p->pages_vanished);
 		reply(r, "clients %u", pgr_nr_clients(p));
 		reply(r, "clients_joined %llu",
 		      (unsigned long long)p->clients_joined);

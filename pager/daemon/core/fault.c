@@ -773,6 +773,18 @@ enum pgr_served pgr_fault(struct pgr *p, struct client *c, uint64_t addr,
 		pgr_discard(p, c, addr, addr + PGR_PAGE, false);
 		return pgr_file_fault(p, c, rid, off, write, false);
 	}
+	if (!region_is_file(r) && pgr_page_gone(c, addr)) {
+		/*
+		 * A page the kernel dropped with no event for us:
+		 * MADV_GUARD_INSTALL zaps what it guards, and after
+		 * MADV_GUARD_REMOVE the next touch finds nothing there,
+		 * natively a new zero page. Held as mapped, it would be
+		 * woken for ever.
+		 */
+		pgr_discard(p, c, addr, addr + PGR_PAGE, false);
+		p->pages_vanished++;
+		return first_touch(p, c, rid, off, write);
+	}
 	pgr_wake(p, c, addr, addr + PGR_PAGE);	/* raced: it is there */
 	return PGR_SERVED;
 }

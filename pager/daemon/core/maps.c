@@ -173,6 +173,18 @@ bool pgr_page_present(struct client *c, uint64_t addr, bool unreadable)
 	return e >> 63;
 }
 
+bool pgr_page_gone(struct client *c, uint64_t addr)
+{
+	int fd = pgr_pagemap_fd(c);
+	uint64_t e = 0;
+
+	if (fd < 0 || pread(fd, &e, sizeof(e), (off_t)(addr / PGR_PAGE *
+						      sizeof(e))) !=
+	    (ssize_t)sizeof(e))
+		return false;
+	return !(e >> 62);	/* neither present (63) nor swapped (62) */
+}
+
 uint64_t pgr_pid_pagemap(pid_t pid, uint64_t addr)
 {
 	char path[64];

@@ -41,6 +41,9 @@ int pgr_pagemap_fd(struct client *c);
 /* Is the page at @addr of @c in its page table? @unreadable if it
  * cannot be read. */
 bool pgr_page_present(struct client *c, uint64_t addr, bool unreadable);
+/* Does @c's page table hold nothing at @addr (no page, no swap entry)?
+ * False if it cannot be read. */
+bool pgr_page_gone(struct client *c, uint64_t addr);
 /* The pagemap entry of the page at @addr of process @pid (no client of
  * ours yet): bit 63 present, 62 swapped, 57 write-protected by a
  * userfaultfd. ~0 if it cannot be read. */
