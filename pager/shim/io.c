@@ -55,69 +55,6 @@
 #define MARK	PGR_SYSCALL_MARKER
 #define END	(~0ull)		/* "to the end of the file" */
 
-/* ---- the program's arguments ------------------------------------------ */
-
-/*
- * Copy @n bytes of the program's memory at @src, as the kernel reads a
- * system call's argument: false where that read would fault. The call
- * then fails with EFAULT, as natively; the shim must not die of SIGSEGV
- * first by loading the pointer itself. (process_vm_readv of itself; a
- * program's seccomp filter that refuses it leaves the plain load.)
- */
-static bool peek(void *dst, const void *src, size_t n)
-{
-	struct iovec l = { dst, n }, r = { (void *)src, n };
-	long got = sys6(SYS_process_vm_readv, sys0(SYS_getpid), (long)&l, 1,
-			(long)&r, 1, 0);
-
-	if (got == (long)n)
-		return true;
-	if (got == -EFAULT || got >= 0)
-		return false;
-	memcpy(dst, src, n);
-	return true;
-}
-
-/* An offset argument: END for NULL; false if it cannot be read. */
-static bool arg_off(const off_t *p, unsigned long long *v)
-{
-	off_t o;
-
-	*v = END;
-	if (!p)
-		return true;
-	if (!peek(&o, p, sizeof(o)))
-		return false;
-	*v = (unsigned long long)o;
-	return true;
-}
-
-/* The bytes an iovec array asks for, END if it cannot be read (the
- * kernel fails the call), read only if a read or write owes anything. */
-static unsigned long long iov_len(const struct iovec *iov, int n)
-{
-	struct iovec part[16];
-	unsigned long long len = 0;
-
-	if (!shim.ft || !shim.ft->nr_rw)
-		return 0;
-	for (int k = 0; k < n; k += 16) {
-		int m = n - k < 16 ? n - k : 16;
-
-		if (!peek(part, iov + k, (size_t)m * sizeof(*part)))
-			return END;
-		for (int j = 0; j < m; j++)
-			len += part[j].iov_len;
-	}
-	return len;
-}
-
-/* @from + @len, END if either is unknown. */
-static unsigned long long upto(unsigned long long from, unsigned long long len)
-{
-	return from == END || len == END || from + len < from ? END : from + len;
-}
-
 /* ---- the table ------------------------------------------------------- */
 
 static bool entry_of(const struct stat *st, struct ft_entry *e)
@@ -179,6 +116,69 @@ int __open_2(const char *path, int flags);
 int __open64_2(const char *path, int flags);
 int __openat_2(int dir, const char *path, int flags);
 int __openat64_2(int dir, const char *path, int flags);
+
+/* ---- the program's arguments ------------------------------------------ */
+
+/*
+ * Copy @n bytes of the program's memory at @src, as the kernel reads a
+ * system call's argument: false where that read would fault. The call
+ * then fails with EFAULT, as natively; the shim must not die of SIGSEGV
+ * first by loading the pointer itself. (process_vm_readv of itself; a
+ * program's seccomp filter that refuses it leaves the plain load.)
+ */
+static bool peek(void *dst, const void *src, size_t n)
+{
+	struct iovec l = { dst, n }, r = { (void *)src, n };
+	long got = sys6(SYS_process_vm_readv, sys0(SYS_getpid), (long)&l, 1,
+			(long)&r, 1, 0);
+
+	if (got == (long)n)
+		return true;
+	if (got == -EFAULT || got >= 0)
+		return false;
+	memcpy(dst, src, n);
+	return true;
+}
+
+/* An offset argument: END for NULL; false if it cannot be read. */
+static bool arg_off(const off_t *p, unsigned long long *v)
+{
+	off_t o;
+
+	*v = END;
+	if (!p)
+		return true;
+	if (!peek(&o, p, sizeof(o)))
+		return false;
+	*v = (unsigned long long)o;
+	return true;
+}
+
+/* The bytes an iovec array asks for, END if it cannot be read (the
+ * kernel fails the call), read only if a read or write owes anything. */
+static unsigned long long iov_len(const struct iovec *iov, int n)
+{
+	struct iovec part[16];
+	unsigned long long len = 0;
+
+	if (!NR_RW())
+		return 0;
+	for (int k = 0; k < n; k += 16) {
+		int m = n - k < 16 ? n - k : 16;
+
+		if (!peek(part, iov + k, (size_t)m * sizeof(*part)))
+			return END;
+		for (int j = 0; j < m; j++)
+			len += part[j].iov_len;
+	}
+	return len;
+}
+
+/* @from + @len, END if either is unknown. */
+static unsigned long long upto(unsigned long long from, unsigned long long len)
+{
+	return from == END || len == END || from + len < from ? END : from + len;
+}
 
 /* ---- writes ------------------------------------------------------------ */
 

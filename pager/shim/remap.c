@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -46,61 +47,31 @@ struct span {
 	unsigned long dev_major, dev_minor, ino;
 };
 
-static unsigned long hex(const char **s)
-{
-	unsigned long v = 0;
-
-	for (;; (*s)++) {
-		char c = **s;
-
-		if (c >= '0' && c <= '9')
-			v = v * 16 + (unsigned long)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v * 16 + (unsigned long)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
-static unsigned long dec(const char **s)
-{
-	unsigned long v = 0;
-
-	for (; **s >= '0' && **s <= '9'; (*s)++)
-		v = v * 10 + (unsigned long)(**s - '0');
-	return v;
-}
-
 /* One line of maps: does it extend the span to *@at? 1 yes, 0 not ours
  * (a gap, another file or protection: the span ends), -1 not reached. */
 static int span_line(const char *l, uintptr_t *at, uintptr_t end,
 		     struct span *sp, bool first)
 {
-	struct span me = { 0 };
-	unsigned long lo, hi;
+	unsigned long long lo, hi, off, ino;
+	unsigned int maj, min;
+	char perms[5], name[16] = "";
+	struct span me;
 
-	lo = hex(&l);
-	if (*l++ != '-')
+	if (sscanf(l, "%llx-%llx %4s %llx %x:%x %llu %15s", &lo, &hi, perms,
+		   &off, &maj, &min, &ino, name) < 7)
 		return 0;
-	hi = hex(&l);
 	if (hi <= *at)
 		return -1;
-	if (lo > *at || *l++ != ' ')
+	if (lo > *at)
 		return 0;
-	me.prot = (l[0] == 'r' ? PROT_READ : 0) | (l[1] == 'w' ? PROT_WRITE : 0) |
-		  (l[2] == 'x' ? PROT_EXEC : 0);
-	me.shared = l[3] == 's';
-	l += 5;
-	(void)hex(&l);			/* offset */
-	l++;
-	me.dev_major = hex(&l);
-	l++;
-	me.dev_minor = hex(&l);
-	l++;
-	me.ino = dec(&l);
-	while (*l == ' ')
-		l++;
-	me.daemons = !strncmp(l, MEMFD_NAME, strlen(MEMFD_NAME));
+	me = (struct span){
+		.prot = (perms[0] == 'r' ? PROT_READ : 0) |
+			(perms[1] == 'w' ? PROT_WRITE : 0) |
+			(perms[2] == 'x' ? PROT_EXEC : 0),
+		.shared = perms[3] == 's',
+		.daemons = !strncmp(name, MEMFD_NAME, strlen(MEMFD_NAME)),
+		.dev_major = maj, .dev_minor = min, .ino = ino,
+	};
 	if (!first && (me.prot != sp->prot || me.shared != sp->shared ||
 		       me.daemons != sp->daemons || me.ino != sp->ino ||
 		       me.dev_major != sp->dev_major ||

@@ -161,28 +161,31 @@ int pgr_pagemap_fd(struct client *c)
 	return proc_fd(c, &c->pagemap_fd, "pagemap");
 }
 
-bool pgr_page_present(struct client *c, uint64_t addr, bool unreadable)
+/* @c's pagemap entry for @addr into *@e: false if it cannot be read. */
+static bool pagemap_entry(struct client *c, uint64_t addr, uint64_t *e)
 {
 	int fd = pgr_pagemap_fd(c);
-	uint64_t e = 0;
 
-	if (fd < 0 || pread(fd, &e, sizeof(e), (off_t)(addr / PGR_PAGE *
-						      sizeof(e))) !=
-	    (ssize_t)sizeof(e))
+	return fd >= 0 && pread(fd, e, sizeof(*e), (off_t)(addr / PGR_PAGE *
+							  sizeof(*e))) ==
+			  (ssize_t)sizeof(*e);
+}
+
+bool pgr_page_present(struct client *c, uint64_t addr, bool unreadable)
+{
+	uint64_t e;
+
+	if (!pagemap_entry(c, addr, &e))
 		return unreadable;
 	return e >> 63;
 }
 
 bool pgr_page_gone(struct client *c, uint64_t addr)
 {
-	int fd = pgr_pagemap_fd(c);
-	uint64_t e = 0;
+	uint64_t e;
 
-	if (fd < 0 || pread(fd, &e, sizeof(e), (off_t)(addr / PGR_PAGE *
-						      sizeof(e))) !=
-	    (ssize_t)sizeof(e))
-		return false;
-	return !(e >> 62);	/* neither present (63) nor swapped (62) */
+	/* neither present (63) nor swapped (62) */
+	return pagemap_entry(c, addr, &e) && !(e >> 62);
 }
 
 uint64_t pgr_pid_pagemap(pid_t pid, uint64_t addr)
