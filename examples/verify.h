@@ -68,6 +68,8 @@ void t_fwb(void);
 void t_fredirty(void);
 /* verify-guard.c */
 void t_guard(void);
+/* verify-mlock.c */
+void t_mlock(void);
 /* verify-badptr.c */
 void t_fbadptr(void);
 /* verify-remap.c */

@@ -263,6 +263,8 @@ void pol__calculate_protection(struct pol *pol, int root, int group);
 void pol__lru_add(struct pol *pol, uint32_t i, enum pol_lru lru, bool tail);
 void pol__lru_del(struct pol *pol, uint32_t i);
 void pol__lru_move(struct pol *pol, uint32_t i, enum pol_lru lru, bool tail);
+/* Add page @i, mlocked, to the unevictable list (counted). */
+void pol__add_mlocked(struct pol *pol, uint32_t i);
 void pol__put_free(struct pol *pol, uint32_t i);
 void pol__page_release(struct pol *pol, uint32_t i);
 void pol__activate_page(struct pol *pol, uint32_t i);

@@ -106,6 +106,18 @@ static void inode_del_page(struct pol *pol, uint32_t ino)
 	}
 }
 
+/* mlock_new_folio(): a page of a VM_LOCKED mapping goes straight to the
+ * unevictable list, mlocked. */
+void pol__add_mlocked(struct pol *pol, uint32_t i)
+{
+	struct pol_page *p = pg(pol, i);
+
+	p->flags |= POL_PG_MLOCKED;
+	pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+	pol__count(pol, p->group, POL_UNEVICTABLE_PGMLOCKED, 1);
+	pol__count(pol, p->group, POL_UNEVICTABLE_PGCULLED, 1);
+}
+
 bool pol_page_add(struct pol *pol, uint32_t i, const struct pol_add *how)
 {
 	struct pol_page *p = pg(pol, i);
@@ -136,8 +148,7 @@ bool pol_page_add(struct pol *pol, uint32_t i, const struct pol_add *how)
 			pol__lru_gen_refault(pol, i, how->shadow, how->fault);
 		}
 		if (how->unevictable) {
-			p->flags |= POL_PG_MLOCKED;
-			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+			pol__add_mlocked(pol, i);
 			return false;
 		}
 		pol__gen_add(pol, i, how->fault, false);
@@ -150,8 +161,7 @@ bool pol_page_add(struct pol *pol, uint32_t i, const struct pol_add *how)
 	}
 
 	if (how->unevictable) {
-		p->flags |= POL_PG_MLOCKED;
-		pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+		pol__add_mlocked(pol, i);
 		return active;
 	}
 	if (how->anon && !how->swapin && pol->t.anon_starts_active)
@@ -318,25 +328,36 @@ void pol_page_lazyfree(struct pol *pol, uint32_t i)
 void pol_page_mlock(struct pol *pol, uint32_t i, bool locked)
 {
 	struct pol_page *p = pg(pol, i);
+	bool listed = p->lru < POL_LRU_UNEVICTABLE || p->lru == POL_LRU_GEN;
 
-	if (p->lru > POL_LRU_UNEVICTABLE && p->lru != POL_LRU_GEN)
+	if (p->lru == POL_LRU_FREE || p->lru == POL_LRU_ALLOCATED ||
+	    !(p->flags & POL_PG_MLOCKED) == !locked)
 		return;
-	if (locked && p->lru != POL_LRU_UNEVICTABLE) {
+	/* An isolated page keeps the flag: its putback sees it. */
+	if (locked) {
 		p->flags |= POL_PG_MLOCKED;
+		pol__count(pol, p->group, POL_UNEVICTABLE_PGMLOCKED, 1);
+		if (!listed)
+			return;
 		if (p->lru == POL_LRU_GEN) {
 			pol__gen_del(pol, i);
 			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
 		} else {
 			pol__lru_move(pol, i, POL_LRU_UNEVICTABLE, false);
 		}
-	} else if (!locked && p->lru == POL_LRU_UNEVICTABLE) {
-		p->flags &= ~POL_PG_MLOCKED;
-		if (pol__lru_gen_enabled(pol)) {
-			pol__lru_del(pol, i);
-			pol__gen_add(pol, i, false, false);
-			return;
-		}
-		pol__lru_move(pol, i, page_is_file(p) ? POL_LRU_INACTIVE_FILE :
-			 POL_LRU_INACTIVE_ANON, false);
+		pol__count(pol, p->group, POL_UNEVICTABLE_PGCULLED, 1);
+		return;
 	}
+	p->flags &= ~POL_PG_MLOCKED;
+	pol__count(pol, p->group, POL_UNEVICTABLE_PGMUNLOCKED, 1);
+	if (p->lru != POL_LRU_UNEVICTABLE)
+		return;
+	pol__count(pol, p->group, POL_UNEVICTABLE_PGRESCUED, 1);
+	if (pol__lru_gen_enabled(pol)) {
+		pol__lru_del(pol, i);
+		pol__gen_add(pol, i, false, false);
+		return;
+	}
+	pol__lru_move(pol, i, page_is_file(p) ? POL_LRU_INACTIVE_FILE :
+		      POL_LRU_INACTIVE_ANON, false);
 }

@@ -312,6 +312,7 @@ uint64_t pol__lru_gen_reclaim_list(struct pol *pol, struct pol_list *list,
 			break;
 		case O_UNEVICTABLE:
 			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+			pol__count(pol, p->group, POL_UNEVICTABLE_PGCULLED, 1);
 			break;
 		case O_ACTIVATE:
 			pol__activate_prepare(pol, i);

@@ -369,7 +369,9 @@ void pol_page_cold(struct pol *pol, uint32_t page);
 bool pol_page_pageout(struct pol *pol, uint32_t page);
 /* MADV_FREE on a clean anon page: lazily freed from the inactive file list. */
 void pol_page_lazyfree(struct pol *pol, uint32_t page);
-/* Mapping became mlocked / munlocked. */
+/* Mapping became mlocked / munlocked (mlock_folio(), munlock_folio()):
+ * the page goes to the unevictable list or back to its evictable one,
+ * counted as unevictable_pgs_*. */
 void pol_page_mlock(struct pol *pol, uint32_t page, bool locked);
 
 
@@ -427,6 +429,10 @@ enum pol_item {
 	POL_OOM_KILL, POL_PGALLOC, POL_PGFREE,
 	POL_SWAP_RA, POL_SWAP_RA_HIT, POL_FILE_RA, POL_FILE_RA_HIT,
 	POL_ZSWPIN, POL_ZSWPOUT, POL_ZSWPWB,
+	/* mm/mlock.c: a page made mlocked, unlocked, put on the
+	 * unevictable list, taken off it */
+	POL_UNEVICTABLE_PGMLOCKED, POL_UNEVICTABLE_PGMUNLOCKED,
+	POL_UNEVICTABLE_PGCULLED, POL_UNEVICTABLE_PGRESCUED,
 	POL_NR_EVENTS,
 	/* gauges, computed when read */
 	POL_NR_FREE_PAGES = POL_NR_EVENTS,

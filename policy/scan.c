@@ -174,7 +174,9 @@ enum outcome pol__reclaim_one(struct pol *pol, uint32_t i,
 	}
 	pol->be->young(pol->ctx, i, &refs);
 	if (refs.vmflags & POL_VM_LOCKED) {
+		/* The rmap walk met a VM_LOCKED mapping: mlock_vma_folio(). */
 		p->flags |= POL_PG_MLOCKED;
+		pol__count(pol, p->group, POL_UNEVICTABLE_PGMLOCKED, 1);
 		return O_UNEVICTABLE;
 	}
 	if (refs.young && pol__lru_gen_enabled(pol))
@@ -251,6 +253,7 @@ static uint64_t shrink_page_list(struct pol *pol, struct pol_list *isolated,
 			break;
 		case O_UNEVICTABLE:
 			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+			pol__count(pol, p->group, POL_UNEVICTABLE_PGCULLED, 1);
 			break;
 		case O_ACTIVATE:
 			pol__activate_prepare(pol, i);
@@ -377,13 +380,13 @@ void pol__shrink_active_list(struct pol *pol, int group, enum pol_lru lru,
 		pol__list_del(pol, &taken, i);
 		if (p->flags & POL_PG_MLOCKED) {
 			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+			pol__count(pol, p->group, POL_UNEVICTABLE_PGCULLED, 1);
 			continue;
 		}
 		pol->be->young(pol->ctx, i, &refs);
 		clear_kept(pol, i, &refs, false);
 		if (refs.vmflags & POL_VM_LOCKED) {
-			p->flags |= POL_PG_MLOCKED;
-			pol__lru_add(pol, i, POL_LRU_UNEVICTABLE, false);
+			pol__add_mlocked(pol, i);
 			continue;
 		}
 		if (active_young(pol, p, &refs)) {

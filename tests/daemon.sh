@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=54
+plan=58
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -25,12 +25,23 @@ check "the script's children were managed (joined: $joined)" \
 # ---- self-verifying workloads, 32 MiB under an 8 MiB budget ---------------
 stop_daemon
 start_daemon 8M
-for t in passes threads fork mremap munmap dontneed mprotect pipe guard; do
+for t in passes threads fork mremap munmap dontneed mprotect pipe guard mlock; do
 	fell0=$(stat_of pager_arm_fell)
+	culled0=$(stat_of unevictable_pgs_culled)
+	rescued0=$(stat_of unevictable_pgs_rescued)
 	out=$(prun "$VERIFY" --mb 32 "$t" 2>&1)
 	check "verify $t: 32 MiB under 8 MiB, every word right" $? "$out"
 	[ "$t" = fork ] && fell=$(($(stat_of pager_arm_fell) - fell0))
+	[ "$t" = mlock ] && culled=$(($(stat_of unevictable_pgs_culled) - culled0)) &&
+		rescued=$(($(stat_of unevictable_pgs_rescued) - rescued0))
 done
+# verify mlock locks 1024 + 128 + 256 pages in turn and unlocks them all.
+check "verify mlock: its locked pages went to the unevictable list (unevictable_pgs_culled +$culled)" \
+	"$([ "${culled:-0}" -ge 1024 ]; echo $?)"
+check "verify mlock: and all came back at munlock (unevictable_pgs_rescued +$rescued)" \
+	"$([ "${rescued:-0}" = "${culled:-x}" ]; echo $?)"
+check "nothing is left unevictable (nr_unevictable $(stat_of nr_unevictable))" \
+	"$([ "$(stat_of nr_unevictable)" = 0 ]; echo $?)"
 # Pages a fork child shares cannot be moved (EBUSY): the agent drops
 # them by madvise and says so ("fell"), and they are settled by REMOVEs.
 check "verify fork: the pages shared with children fell back to madvise (pager_arm_fell +$fell), every word right" \

@@ -132,7 +132,8 @@ static int add_advice_rules(scmp_filter_ctx ctx)
 }
 
 /* In the child: the filter that notifies anonymous private mmaps without
- * the shim's marker, brk and madvise's recency advice; its listener goes
+ * the shim's marker, brk, madvise's recency advice, munlock and
+ * munlockall (the daemon's mlocked pages are rescued); its listener goes
  * to the daemon. Never
  * SCMP_ACT_TRAP: the filter survives exec, a SIGSYS handler would not.
  * Everything is allocated before the filter is loaded: from then until
@@ -204,7 +205,9 @@ static int install_filter(const char *sock)
 				     PGR_MAP_MARKER | MAP_ANONYMOUS | MAP_TYPE,
 				     MAP_ANONYMOUS | MAP_PRIVATE)) ||
 	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(brk), 0) ||
-	    add_advice_rules(ctx) || add_write_rules(ctx))
+	    add_advice_rules(ctx) || add_write_rules(ctx) ||
+	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(munlock), 0) ||
+	    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(munlockall), 0))
 		goto out;
 	lfd = load_filter(ctx);
 	if (lfd < 0)

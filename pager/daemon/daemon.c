@@ -148,6 +148,7 @@ static void on_tick(uv_timer_t *t)
 
 	pgr_rescan(p);
 	pgr_call_sweep(p);
+	pgr_munlock_tick(p);
 	probe_mm(p);
 	if (++p->ticks % 10 == 0)
 		pgr_bufs_trim(p);	/* what was idle for a second */

@@ -87,6 +87,9 @@ struct pgr_drain {
 					 * page is mapped here (its young bit) */
 #define SL_FELL		256		/* arming: the agent could not move it
 					 * and dropped it by madvise ("fell") */
+#define SL_LOCKED	512		/* arming: and its madvise was refused,
+					 * the mapping is VM_LOCKED ("locked"):
+					 * settled mapped and mlocked */
 
 static inline unsigned int sl_tag(uint64_t s) { return s & 3; }
 static inline uint32_t sl_page(uint64_t s) { return (uint32_t)(s >> 32); }
@@ -308,6 +311,9 @@ struct client {
 	uint64_t swapped;	/* slots referenced by its regions */
 	struct client_stats st;
 	bool rescan;		/* /proc/PID/maps may hold new mappings */
+	struct range unlocked;	/* munlocked lately: rescued again at
+				 * the next ticks (pgr_munlock()) */
+	unsigned int unlock_ticks;
 	bool warned_outside;	/* told of a zero page outside a region */
 	unsigned int grown_waits;	/* a fault's retries for an adoption
 					 * put off (fault.c) */

@@ -243,6 +243,7 @@ static unsigned long long move_out(unsigned long long src,
 {
 	char *scratch = shim.stack + SHIM_STACK;
 	unsigned long long done = 0;
+	bool emptied = false;
 
 	while (done < len) {
 		struct uffdio_move m = { 0 };
@@ -263,6 +264,15 @@ static unsigned long long move_out(unsigned long long src,
 		if (m.move > 0) {
 			done += (unsigned long long)m.move;
 			ag.used += (size_t)m.move;
+		}
+		if (r == -EEXIST && m.move <= 0 && !emptied) {
+			/* The program filled the scratch (an mlock or a
+			 * MADV_POPULATE of all its mappings): empty it. */
+			sys3(SYS_madvise, scratch, SHIM_SCRATCH,
+			     MADV_DONTNEED);
+			ag.used = 0;
+			emptied = true;
+			continue;
 		}
 		if (r < 0 && m.move <= 0)
 			break;	/* this page will not move */
@@ -300,7 +310,9 @@ static void dontneed(const char *args, bool anon)
 		unsigned long long a = start;
 
 		if (!anon) {
-			sys3(SYS_madvise, start, len, MADV_DONTNEED);
+			if (sys3(SYS_madvise, start, len, MADV_DONTNEED) ==
+			    -EINVAL)
+				reply_range(&n, "locked ", id, start, len);
 			continue;
 		}
 		if (move) {
@@ -309,8 +321,20 @@ static void dontneed(const char *args, bool anon)
 				reply_range(&n, "fell ", id, a,
 					    start + len - a);
 		}
-		for (; a < start + len; a += 4096)
-			sys3(SYS_madvise, a, 4096, MADV_DONTNEED);
+		/* EINVAL: the mapping is mlocked (VM_LOCKED), the page
+		 * stays; named in "locked" lines, merged. */
+		for (unsigned long long lk = 0; a < start + len; a += 4096) {
+			bool refused = sys3(SYS_madvise, a, 4096,
+					    MADV_DONTNEED) == -EINVAL;
+
+			if (refused && !lk)
+				lk = a;
+			if (lk && (!refused || a + 4096 == start + len)) {
+				reply_range(&n, "locked ", id, lk,
+					    (refused ? a + 4096 : a) - lk);
+				lk = 0;
+			}
+		}
 	}
 	if (ag.used) {	/* the moved pages, freed */
 		sys3(SYS_madvise, shim.stack + SHIM_STACK, ag.used,
@@ -660,15 +684,19 @@ static int first(void *arg)
  * MADV_DONTNEED of each page waited for the daemon to read one. The
  * scratch is emptied first (a fork child inherits its parent's
  * leftovers, and a move needs an empty destination) and registered for
- * missing faults, which never come: only moves touch it. Without
- * UFFD_FEATURE_EVENT_REMOVE, so emptying it posts nothing either.
+ * write-protection only, which nothing asks: a move needs its
+ * destination registered, in any mode. Not for missing faults: those
+ * the program makes too, by mlock or MADV_POPULATE over all its
+ * mappings, and no one would answer them (an mlock loop over
+ * /proc/self/maps hung so). Without UFFD_FEATURE_EVENT_REMOVE, so
+ * emptying it posts nothing either.
  */
 static int move_uffd(void)
 {
 	char *scratch = shim.stack + SHIM_STACK;
 	struct uffdio_register reg = {
 		.range = { (uintptr_t)scratch, SHIM_SCRATCH },
-		.mode = UFFDIO_REGISTER_MODE_MISSING,
+		.mode = UFFDIO_REGISTER_MODE_WP,
 	};
 	int fd;
 

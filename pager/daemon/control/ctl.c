@@ -327,15 +327,16 @@ static void cmd_done(struct req *r, enum agent_drop how)
 }
 
 /* fell ID START LEN: pages of request ID the agent could not move and
- * dropped by madvise (no answer) */
-static void cmd_fell(struct req *r)
+ * dropped by madvise; locked ID START LEN: nor drop, their mapping being
+ * mlocked (no answer) */
+static void cmd_fell(struct req *r, uint64_t flag)
 {
 	struct client *c = pgr_conn_client(r->conn);
 	uint64_t id, start, len;
 
 	if (c && !arg_hex(r, 1, &id) && !arg_hex(r, 2, &start) &&
 	    !arg_hex(r, 3, &len))
-		pgr_agent_fell(r->p, c, id, start, len);
+		pgr_agent_fell(r->p, c, id, start, len, flag);
 }
 
 /* called ID RET OLD: the agent made call ID for its program (no answer) */
@@ -612,7 +613,9 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 	else if (!strcmp(cmd, "moved"))
 		cmd_done(&r, DROP_MOVED);
 	else if (!strcmp(cmd, "fell"))
-		cmd_fell(&r);
+		cmd_fell(&r, SL_FELL);
+	else if (!strcmp(cmd, "locked"))
+		cmd_fell(&r, SL_FELL | SL_LOCKED);
 	else if (!strcmp(cmd, "ready"))
 		cmd_ready(&r);
 	else if (!strcmp(cmd, "called"))

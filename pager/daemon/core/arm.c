@@ -283,11 +283,14 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 	if (sl_tag(s) == SL_EMPTY && (s & SL_ARMING)) {
 		/* A file page: unmapped here if madvise happened. */
 		*slot = (s & (SL_RM1 | SL_RM2)) ? SL_EMPTY : SL_FMAPPED;
+		i = pgr_region_file_page(p, r, off);
+		if (*slot == SL_FMAPPED && (s & SL_LOCKED) && i != PGR_NONE)
+			pol_page_mlock(p->pol, i, true);
 		return;
 	}
 	if (sl_tag(s) != SL_PAGE || !(s & SL_ARMING))
 		return;
-	s &= ~(uint64_t)SL_FELL;
+	s &= ~(uint64_t)(SL_FELL | SL_LOCKED);
 	/* Moved out: no REMOVE of the agent's, so one seen is the
 	 * program's own drop. After an mremap of the range the agent met
 	 * the old addresses: whether the page left, the page table says. */
@@ -323,6 +326,11 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 
 		if (!pgr_page_clean_cached(p, i))
 			ioctl(c->uffd, UFFDIO_WRITEPROTECT, &wp);
+		/* Refused as mlocked: the kernel's reclaim, meeting
+		 * VM_LOCKED in its rmap walk, culls the page to the
+		 * unevictable list; munlock rescues it (watch/notify.c). */
+		if (*slot & SL_LOCKED)
+			pol_page_mlock(p->pol, i, true);
 		*slot = s & ~(uint64_t)SL_ARMING;
 		pgr_page_buf_release(p, i);
 	}
@@ -339,7 +347,7 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
  * verify remaps, a run in ten).
  */
 void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t id,
-		    uint64_t start, uint64_t len)
+		    uint64_t start, uint64_t len, uint64_t flag)
 {
 	for (size_t k = 0; k < c->nr_pending; k++) {
 		const struct range *a = &c->pending[k];
@@ -359,8 +367,9 @@ void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t id,
 			if (!r)
 				continue;
 			slot = &r->slot[(addr - r->start) / PGR_PAGE];
-			if (sl_tag(*slot) == SL_PAGE && (*slot & SL_ARMING))
-				*slot |= SL_FELL;
+			if (sl_tag(*slot) != SL_FOREIGN &&
+			    sl_tag(*slot) != SL_SWAP && (*slot & SL_ARMING))
+				*slot |= flag;	/* anon or file */
 		}
 	}
 }

@@ -39,9 +39,11 @@ enum agent_drop {
 void pgr_agent_done(struct pgr *p, struct client *c, uint64_t id,
 		    enum agent_drop how);
 /* "fell ID START LEN": pages of request @id the agent dropped by
- * madvise, not moved, at the addresses the request named. */
+ * madvise, not moved, at the addresses the request named (@flag
+ * SL_FELL); "locked ID START LEN": pages it could neither move nor drop,
+ * as their mapping is mlocked (@flag SL_FELL | SL_LOCKED). */
 void pgr_agent_fell(struct pgr *p, struct client *c, uint64_t id,
-		    uint64_t start, uint64_t len);
+		    uint64_t start, uint64_t len, uint64_t flag);
 
 /*
  * ---- backend.c ----
@@ -218,6 +220,17 @@ size_t pgr_region_after(const struct pgr *p, const struct client *c,
  * (others are ignored here). */
 void pgr_advise(struct pgr *p, struct client *c, uint64_t start,
 		uint64_t end, int advice);
+/* munlock(2) of [start, end) (munlockall: all): the mlocked pages there
+ * go back to their evictable lists (unevictable_pgs_rescued). Heard as
+ * the call starts, so it is done again at the next two ticks, for pages
+ * culled before the call had unlocked them (c->unlocked). */
+void pgr_munlock(struct pgr *p, struct client *c, uint64_t start,
+		 uint64_t end);
+/* The file page slot @off of file region @r maps, or PGR_NONE. */
+uint32_t pgr_region_file_page(struct pgr *p, const struct region *r,
+			      uint32_t off);
+/* The ticks' second and third rescue of what munlock named. */
+void pgr_munlock_tick(struct pgr *p);
 /* Forget [start, end) of @c's regions: pages freed, slots dropped. */
 void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t end, bool unmapped);

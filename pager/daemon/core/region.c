@@ -212,6 +212,74 @@ void pgr_advise(struct pgr *p, struct client *c, uint64_t start,
 	}
 }
 
+/*
+ * munlock_folio() of every mlocked page of @c in [start, end). The
+ * pages became mlocked when the agent found their mapping VM_LOCKED
+ * (its madvise refused, arm.c's settle()), as the kernel's reclaim finds
+ * it in its rmap walk; so a program's mlock needs no notice, its
+ * munlock does.
+ */
+static void rescue(struct pgr *p, struct client *c, uint64_t start,
+		   uint64_t end)
+{
+	for (size_t k = pgr_region_after(p, c, start); k < c->nr_regions;
+	     k++) {
+		const struct region *r = &p->regions[c->regions[k]];
+		uint64_t lo = r->start > start ? r->start : start;
+		uint64_t hi = r->end < end ? r->end : end;
+
+		if (r->start >= end)
+			break;
+		for (uint64_t a = lo; a < hi; a += PGR_PAGE) {
+			uint32_t off = (uint32_t)((a - r->start) / PGR_PAGE);
+			uint64_t s = r->slot[off];
+			uint32_t i = sl_tag(s) == SL_PAGE ? sl_page(s) :
+				     pgr_region_file_page(p, r, off);
+
+			/* A file page another mapping still locks is
+			 * culled again by the next reclaim that meets it. */
+			if (i != PGR_NONE &&
+			    (pol_page(p->pol, i)->flags & POL_PG_MLOCKED))
+				pol_page_mlock(p->pol, i, false);
+		}
+	}
+}
+
+uint32_t pgr_region_file_page(struct pgr *p, const struct region *r,
+			      uint32_t off)
+{
+	uint64_t pg = r->pgoff + off;
+
+	if (!region_is_file(r) || sl_tag(r->slot[off]) != SL_EMPTY ||
+	    !(r->slot[off] & SL_FMAPPED) || pg >= F(p, r->inode)->map_pages)
+		return PGR_NONE;
+	return F(p, r->inode)->page[pg];
+}
+
+void pgr_munlock(struct pgr *p, struct client *c, uint64_t start,
+		 uint64_t end)
+{
+	rescue(p, c, start, end);
+	if (c->unlock_ticks) {
+		start = start < c->unlocked.start ? start : c->unlocked.start;
+		end = end > c->unlocked.end ? end : c->unlocked.end;
+	}
+	c->unlocked = (struct range){ .start = start, .end = end };
+	c->unlock_ticks = 2;
+}
+
+void pgr_munlock_tick(struct pgr *p)
+{
+	for (uint32_t k = 0; k < p->nr_clients; k++) {
+		struct client *c = &p->clients[k];
+
+		if (!c->used || !c->unlock_ticks)
+			continue;
+		c->unlock_ticks--;
+		rescue(p, c, c->unlocked.start, c->unlocked.end);
+	}
+}
+
 /* ---- parked regions ----------------------------------------------------- */
 
 /*

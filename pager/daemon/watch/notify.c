@@ -223,6 +223,32 @@ static void advise(struct pgr *p, struct client *c,
 }
 
 /*
+ * munlock(START, LEN) or munlockall(): the call goes on at once; the
+ * client's mlocked pages in the range are rescued (pgr_munlock()), as
+ * munlock_folio() puts them back on their LRUs.
+ */
+static void unlock(struct pgr *p, int fd, const struct seccomp_notif *req)
+{
+	struct seccomp_notif_resp resp = {
+		.id = req->id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE,
+	};
+	struct client *c = pgr_client_find(p, pgr_tgid_of((pid_t)req->pid));
+	uint64_t start = 0, end = UINT64_MAX;
+
+	ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	if (!c)
+		return;
+	if (req->data.nr == SYS_munlock) {
+		start = req->data.args[0] & ~(uint64_t)(PGR_PAGE - 1);
+		end = (req->data.args[0] + req->data.args[1] + PGR_PAGE - 1) &
+		      ~(uint64_t)(PGR_PAGE - 1);
+		if (end < start)
+			return;		/* the kernel's EINVAL */
+	}
+	pgr_munlock(p, c, start, end);
+}
+
+/*
  * SECCOMP_IOCTL_NOTIF_RECV waits until a notification comes, whatever
  * O_NONBLOCK says, and the one poll(2) announced can be withdrawn before
  * it is received (its thread was signalled, or ended). The daemon would
@@ -290,6 +316,10 @@ static bool serve(struct pgr *p, struct listener *l)
 			drop(p, l);
 		}
 		return false;
+	}
+	if (req.data.nr == SYS_munlock || req.data.nr == SYS_munlockall) {
+		unlock(p, l->fd, &req);
+		return true;
 	}
 	if (req.data.nr != SYS_mmap && req.data.nr != SYS_brk &&
 	    req.data.nr != SYS_madvise) {
