@@ -70,6 +70,8 @@ void t_fredirty(void);
 void t_guard(void);
 /* verify-mlock.c */
 void t_mlock(void);
+/* verify-bigfork.c */
+void t_bigfork(void);
 /* verify-badptr.c */
 void t_fbadptr(void);
 /* verify-remap.c */

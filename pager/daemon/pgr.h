@@ -158,6 +158,10 @@ struct region {
 	uint32_t ra_prev;	/* swap readahead: last swap-in fault */
 	unsigned int ra_win;	/* and its window */
 	bool live;
+	bool filled;		/* a slot was ever other than EMPTY: one
+				 * that never was (a reservation) is freed
+				 * and forked without a walk of its slots,
+				 * which stay zero pages of their mmap */
 	bool parked;		/* dead in the kernel, its event not yet
 				 * read: out of the client's list (region.c,
 				 * "Parked regions") */

@@ -87,6 +87,7 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 				    POL_ALLOC_OK) {
 					/* No free page: not ours, for now. */
 					rr->slot[off] = SL_FOREIGN;
+					rr->filled = true;
 					c->foreign++;
 					p->pgforeign++;
 					continue;
@@ -99,6 +100,7 @@ static int adopt_present(struct pgr *p, struct client *c, uint32_t id)
 				 * past life (a file page's DP_FILE above all). */
 				p->pages[i].flags = 0;
 				p->regions[id].slot[off] = sl_of_page(i);
+				p->regions[id].filled = true;
 				pol_page_add(p->pol, i, &how);
 				c->resident++;
 			}

@@ -270,6 +270,7 @@ static enum pgr_served first_touch(struct pgr *p, struct client *c,
 		}
 		page_init(p, pages[k], rid, off + k);
 		r->slot[off + k] = sl_of_page(pages[k]);
+		r->filled = true;
 		pol_page_add(p->pol, pages[k], &how);
 	}
 	c->resident += (uint64_t)done;

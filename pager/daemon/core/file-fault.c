@@ -144,6 +144,7 @@ static enum pgr_served cow(struct pgr *p, struct client *c, uint32_t rid,
 	p->pages[a].swap = PGR_NONE;
 	p->pages[a].flags = 0;
 	r->slot[off] = sl_of_page(a);
+	r->filled = true;
 	pol_page_add(p->pol, a, &how);
 	c->resident++;
 	pgr_count_fault(p, c, false);

@@ -81,6 +81,7 @@ uint32_t pgr_region_new(struct pgr *p, struct client *c, uint64_t start,
 	r->ra_prev = UINT32_MAX - 1;	/* no fault yet: nothing follows it */
 	r->ra_win = 0;
 	r->live = true;
+	r->filled = false;
 	r->parked = false;
 	r->inode = PGR_NONE;
 	r->pgoff = 0;
@@ -142,6 +143,8 @@ static void drop_slot(struct pgr *p, struct client *c, struct region *r,
 {
 	uint64_t s = r->slot[off];
 
+	if (s == SL_EMPTY)
+		return;		/* not written: a zero page of the slots */
 	r->slot[off] = SL_EMPTY;
 	if (sl_tag(s) == SL_SWAP) {
 		pgr_swap_put(p, sl_swap(s));
@@ -163,7 +166,10 @@ static uint32_t split(struct pgr *p, struct client *c, uint32_t id,
 	struct region *lo_r = &p->regions[id], *hi_r = &p->regions[hi];
 	uint32_t cut = (uint32_t)((addr - lo_r->start) / PGR_PAGE);
 
-	memcpy(hi_r->slot, lo_r->slot + cut, region_pages(hi_r) * sizeof(uint64_t));
+	hi_r->filled = lo_r->filled;
+	if (hi_r->filled)
+		memcpy(hi_r->slot, lo_r->slot + cut,
+		       region_pages(hi_r) * sizeof(uint64_t));
 	hi_r->rflags = lo_r->rflags;
 	if (region_is_file(lo_r)) {
 		hi_r->inode = lo_r->inode;
@@ -230,7 +236,8 @@ static void rescue(struct pgr *p, struct client *c, uint64_t start,
 
 		if (r->start >= end)
 			break;
-		for (uint64_t a = lo; a < hi; a += PGR_PAGE) {
+		for (uint64_t a = lo; a < hi && (r->filled || region_is_file(r));
+		     a += PGR_PAGE) {
 			uint32_t off = (uint32_t)((a - r->start) / PGR_PAGE);
 			uint64_t s = r->slot[off];
 			uint32_t i = sl_tag(s) == SL_PAGE ? sl_page(s) :
@@ -427,7 +434,8 @@ void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 			k++;
 			continue;
 		}
-		for (uint64_t a = s; a < e; a += PGR_PAGE) {
+		for (uint64_t a = s; a < e && (r->filled || region_is_file(r));
+		     a += PGR_PAGE) {
 			uint32_t off = (uint32_t)((a - r->start) / PGR_PAGE);
 			uint64_t v = r->slot[off];
 
@@ -475,7 +483,8 @@ void pgr_region_drop_all(struct pgr *p, struct client *c)
 		if (region_is_file(r) && (r->rflags & R_SHARED))
 			pgr_file_flush(p, r->inode, r->pgoff,
 				       r->pgoff + region_pages(r), id);
-		for (uint32_t o = 0; o < region_pages(r); o++) {
+		for (uint32_t o = 0; o < region_pages(r) &&
+				    (r->filled || region_is_file(r)); o++) {
 			if (region_is_file(r))
 				pgr_file_zap(p, id, o);
 			drop_slot(p, c, r, o);
@@ -535,6 +544,8 @@ void pgr_remap(struct pgr *p, struct client *c, uint64_t from, uint64_t to,
 		v = r->slot[off];
 		r->slot[off] = SL_EMPTY;
 		p->regions[nid].slot[a / PGR_PAGE] = v;
+		if (v != SL_EMPTY)
+			p->regions[nid].filled = true;
 		if (sl_tag(v) == SL_PAGE) {
 			p->pages[sl_page(v)].region = nid;
 			p->pages[sl_page(v)].off = (uint32_t)(a / PGR_PAGE);
@@ -605,7 +616,7 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 			.mode = UFFDIO_WRITEPROTECT_MODE_WP,
 		};
 
-		for (uint32_t o = 0; o < region_pages(r); o++) {
+		for (uint32_t o = 0; o < region_pages(r) && r->filled; o++) {
 			uint64_t v = r->slot[o];
 
 			if (sl_tag(v) == SL_SWAP) {
@@ -630,7 +641,10 @@ int pgr_fork_regions(struct pgr *p, struct client *parent,
 				 * reference (mark_page_accessed at zap). */
 				v = SL_EMPTY;
 			}
-			n->slot[o] = v;
+			if (v != SL_EMPTY) {	/* the rest: zero pages */
+				n->slot[o] = v;
+				n->filled = true;
+			}
 		}
 		n->rflags = r->rflags;
 		if (region_is_file(r)) {
