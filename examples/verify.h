@@ -72,6 +72,8 @@ void t_guard(void);
 void t_mlock(void);
 /* verify-bigfork.c */
 void t_bigfork(void);
+/* verify-ownuffd.c */
+void t_ownuffd(void);
 /* verify-badptr.c */
 void t_fbadptr(void);
 /* verify-remap.c */

@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=59
+plan=61
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -25,7 +25,7 @@ check "the script's children were managed (joined: $joined)" \
 # ---- self-verifying workloads, 32 MiB under an 8 MiB budget ---------------
 stop_daemon
 start_daemon 8M
-for t in passes threads fork mremap munmap dontneed mprotect pipe guard mlock; do
+for t in passes threads fork mremap munmap dontneed mprotect pipe guard mlock ownuffd; do
 	fell0=$(stat_of pager_arm_fell)
 	culled0=$(stat_of unevictable_pgs_culled)
 	rescued0=$(stat_of unevictable_pgs_rescued)
@@ -34,7 +34,12 @@ for t in passes threads fork mremap munmap dontneed mprotect pipe guard mlock; d
 	[ "$t" = fork ] && fell=$(($(stat_of pager_arm_fell) - fell0))
 	[ "$t" = mlock ] && culled=$(($(stat_of unevictable_pgs_culled) - culled0)) &&
 		rescued=$(($(stat_of unevictable_pgs_rescued) - rescued0))
+	[ "$t" = ownuffd ] && handed=$(stat_of pager_handback_ranges)
 done
+# verify ownuffd registers its 32 MiB buffer, mostly in swap, and a fresh
+# mapping with its own userfaultfd: both ranges handed back.
+check "verify ownuffd: both ranges its own userfaultfd registered were handed back (pager_handback_ranges $handed)" \
+	"$([ "${handed:-0}" -ge 2 ]; echo $?)"
 # verify mlock locks 1024 + 128 + 256 pages in turn and unlocks them all.
 check "verify mlock: its locked pages went to the unevictable list (unevictable_pgs_culled +$culled)" \
 	"$([ "${culled:-0}" -ge 1024 ]; echo $?)"

@@ -390,6 +390,10 @@ struct pgr {
 	uint64_t pages_vanished;	/* pages the kernel dropped with no
 					 * event (MADV_GUARD_INSTALL), found
 					 * at their next fault, ever */
+	uint64_t handback_pages;	/* pages handed back to the kernel
+					 * for a program's own userfaultfd
+					 * (handback.c), ever */
+	uint64_t handback_ranges;	/* and the ranges, ever */
 	uint64_t pgforeign;	/* pages found present in a mapping
 				 * adopted with none free: the kernel's, not
 				 * charged (adopt.c), ever */

@@ -258,7 +258,8 @@ static int vcall(int fd, struct wire *w, const int *fds, int nfds,
 		return -EPIPE;
 	await_answer(fd);
 	n = wire_call(w, each, arg, err, sizeof(err));
-	if (n == -1 && strncmp(err, "limit:", 6))
+	/* "limit:" and "again:" are for the shim to act on, not to say. */
+	if (n == -1 && strncmp(err, "limit:", 6) && strncmp(err, "again:", 6))
 		shim_say("the daemon refused '%.*s': %s", (int)strcspn(line,
 			 "\n"), line, err);
 	return n;

@@ -79,6 +79,10 @@ static void cmd_stat(struct req *r)
 		      (unsigned long long)p->zero_outside);
 		reply(r, "pager_pages_vanished %llu",
 		      (unsigned long long)p->pages_vanished);
+		reply(r, "pager_handback_pages %llu",
+		      (unsigned long long)p->handback_pages);
+		reply(r, "pager_handback_ranges %llu",
+		      (unsigned long long)p->handback_ranges);
 		reply(r, "clients %u", pgr_nr_clients(p));
 		reply(r, "clients_joined %llu",
 		      (unsigned long long)p->clients_joined);

@@ -243,6 +243,36 @@ static void cmd_reserve(struct req *r)
 	reply(r, "ok");
 }
 
+/* handback START LEN: the program's own userfaultfd wants [START, +LEN):
+ * "ok" once it is the kernel's; else up to 256 lines ADDR (hex) and
+ * "error again: busy N": N pages to be faulted in first
+ * (core/handback.c) */
+static void cmd_handback(struct req *r)
+{
+	struct client *c = own(r);
+	uint64_t s, n, busy, at[256];
+	int err;
+
+	if (!c)
+		return;
+	if (arg_hex(r, 1, &s) || arg_hex(r, 2, &n) || (s & 4095) || !n ||
+	    (n & 4095) || s + n < s) {
+		fail(r, "handback: expected START LEN, page aligned");
+		return;
+	}
+	err = pgr_hand_back(r->p, c, s, s + n, &busy, at, 256);
+	for (uint64_t k = 0; err == -EAGAIN && k < busy && k < 256; k++)
+		reply(r, "%llx", (unsigned long long)at[k]);
+	if (err == -EAGAIN)
+		fail(r, "again: busy %llu", (unsigned long long)busy);
+	else if (err == -EINVAL)
+		fail(r, "handback: a file mapping stays the pager's");
+	else if (err)
+		fail(r, "handback: %s", strerror(-err));
+	else
+		reply(r, "ok");
+}
+
 /* kept START LEN: a move with MREMAP_DONTUNMAP kept [START, +LEN) */
 static void cmd_kept(struct req *r)
 {
@@ -602,6 +632,8 @@ void pgr_ctl_command(struct pgr *p, struct conn *conn, char *line)
 		cmd_reserve(&r);
 	else if (!strcmp(cmd, "kept"))
 		cmd_kept(&r);
+	else if (!strcmp(cmd, "handback"))
+		cmd_handback(&r);
 	else if (pgr_ctl_file(&r) || pgr_ctl_lru_gen(&r))
 		;
 	else if (!strcmp(cmd, "trace"))

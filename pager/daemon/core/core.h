@@ -231,6 +231,13 @@ uint32_t pgr_region_file_page(struct pgr *p, const struct region *r,
 			      uint32_t off);
 /* The ticks' second and third rescue of what munlock named. */
 void pgr_munlock_tick(struct pgr *p);
+/* handback.c: give [start, end) of @c back to the kernel (its own
+ * userfaultfd registers it): 0 done; -EAGAIN with *@busy pages in swap
+ * or in flight, the first @cap of their addresses in @at (the shim
+ * faults them in and asks again); -EINVAL for a file mapping; -errno
+ * from the unregistration. */
+int pgr_hand_back(struct pgr *p, struct client *c, uint64_t start,
+		  uint64_t end, uint64_t *busy, uint64_t *at, size_t cap);
 /* Forget [start, end) of @c's regions: pages freed, slots dropped. */
 void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t end, bool unmapped);
