@@ -725,7 +725,7 @@ static const struct {
 	{ "fshared", t_fshared }, { "fprivate", t_fprivate },
 	{ "fcow", t_fcow }, { "fpages", t_fpages }, { "fbadptr", t_fbadptr },
 	{ "guard", t_guard }, { "mlock", t_mlock }, { "bigfork", t_bigfork },
-	{ "ownuffd", t_ownuffd },
+	{ "ownuffd", t_ownuffd }, { "mmcalls", t_mmcalls },
 	{ "ftwo", t_ftwo }, { "clone", t_clone },
 	{ "fwrite", t_fwrite }, { "fread", t_fread }, { "fgrow", t_fgrow },
 	{ "fremap", t_fremap },
@@ -753,7 +753,7 @@ static int usage(const char *why)
 		"[--threads N] [--seed N] [--file PATH] [--compressible PCT] "
 		"TEST...\ntests: passes "
 		"threads fork mremap remaps regrow munmap dontneed mprotect reserve pipe "
-		"fshared fprivate fcow fpages fbadptr guard mlock bigfork ownuffd ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
+		"fshared fprivate fcow fpages fbadptr guard mlock bigfork ownuffd mmcalls ftwo clone fwrite fread fgrow fremap fmoves mapbusy advise "
 		"ftrunc fraw "
 		"fwb "
 		"fredirty fstress heap heapsig callstorm all; foutside fstamp "

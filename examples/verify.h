@@ -74,6 +74,8 @@ void t_mlock(void);
 void t_bigfork(void);
 /* verify-ownuffd.c */
 void t_ownuffd(void);
+/* verify-mmcalls.c */
+void t_mmcalls(void);
 /* verify-badptr.c */
 void t_fbadptr(void);
 /* verify-remap.c */

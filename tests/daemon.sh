@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=61
+plan=62
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -47,6 +47,12 @@ check "verify mlock: and all came back at munlock (unevictable_pgs_rescued +$res
 	"$([ "${rescued:-0}" = "${culled:-x}" ]; echo $?)"
 check "nothing is left unevictable (nr_unevictable $(stat_of nr_unevictable))" \
 	"$([ "$(stat_of nr_unevictable)" = 0 ]; echo $?)"
+# The memory system's interface, a line a call (docs/mm-interface.md):
+# under the pager as natively.
+native=$("$VERIFY" --mb 32 mmcalls 2>&1)
+out=$(prun "$VERIFY" --mb 32 mmcalls 2>&1)
+check "verify mmcalls: mmap flags, madvise advice, mm calls on evicted pages, as natively" \
+	"$([ "$out" = "$native" ]; echo $?)" "$(printf '%s\n--- natively:\n%s' "$out" "$native")"
 # More than 16 TB mapped 1 GB at a time, a fork after each: half a
 # second natively; the daemon's walks of every slot at each fork and
 # exit once took it minutes (and 32 GB of zeros).

@@ -247,7 +247,8 @@ ssize_t write(int fd, const void *buf, size_t n)
 	write_begin(&w, fd, END, END);
 	r = syscall(SYS_write, fd, buf, n, 0, 0, mark());
 	write_end_here(&w, r);
-	return r;
+	return r == (ssize_t)n ? r :
+	       shim_self_mem(fd, (void *)buf, n, -1, true, r);
 }
 
 ssize_t __write(int fd, const void *buf, size_t n)
@@ -263,7 +264,8 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	r = syscall(SYS_pwrite64, fd, buf, n, off, 0, mark());
 	write_end(&w, (unsigned long long)off,
 		  (unsigned long long)off + (r > 0 ? (size_t)r : 0));
-	return r;
+	return r == (ssize_t)n ? r :
+	       shim_self_mem(fd, (void *)buf, n, off, true, r);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
@@ -403,8 +405,11 @@ static void read_begin(int fd, unsigned long long from, unsigned long long to)
 
 ssize_t read(int fd, void *buf, size_t n)
 {
+	ssize_t r;
+
 	read_begin(fd, END, n);
-	return syscall(SYS_read, fd, buf, n);
+	r = syscall(SYS_read, fd, buf, n);
+	return r == (ssize_t)n ? r : shim_self_mem(fd, buf, n, -1, false, r);
 }
 
 ssize_t __read(int fd, void *buf, size_t n) __attribute__((alias("read")));
@@ -417,8 +422,11 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
+	ssize_t r;
+
 	read_begin(fd, (unsigned long long)off, (unsigned long long)off + n);
-	return syscall(SYS_pread64, fd, buf, n, off);
+	r = syscall(SYS_pread64, fd, buf, n, off);
+	return r == (ssize_t)n ? r : shim_self_mem(fd, buf, n, off, false, r);
 }
 
 ssize_t pread64(int fd, void *buf, size_t n, off_t off)
@@ -636,6 +644,7 @@ static int do_open(int dir, const char *path, int flags, mode_t mode)
 
 	open_begin(dir, path, flags);
 	fd = (int)syscall(SYS_openat, dir, path, flags, mode);
+	shim_note_open(path, fd);
 	open_end(fd, flags);
 	if (writes(flags))
 		std_check(fd);

@@ -62,6 +62,15 @@ int shim_map_marker(void);
 int shim_request(void (*each)(const char *s, void *arg), void *arg,
 		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* procmem.c: a read (@write false) or write of @n bytes at @off (-1: the
+ * file's offset) of @fd that returned @r: if @fd is /proc/self/mem and
+ * the call ended short, the rest by process_vm_readv/writev; its result
+ * (errno kept when nothing more was done). */
+ssize_t shim_self_mem(int fd, void *buf, size_t n, long long off, bool write,
+		      ssize_t r);
+/* An open of @path gave @fd: remembers one of a /proc/.../mem. */
+void shim_note_open(const char *path, int fd);
+
 /* Is this thread inside shim_request() (a signal handler's call)? */
 bool shim_in_request(void);
 
