@@ -737,13 +737,14 @@ static const struct {
 	{ "heapsig", t_heapsig }, { "callstorm", t_callstorm },
 };
 
-/* Not in "all": they need a partner (foutside's outsider is fstamp) or
- * CAP_SYS_ADMIN (nstwins). */
+/* Not in "all": they need a partner (foutside's outsider is fstamp),
+ * CAP_SYS_ADMIN (nstwins) or a small file system (fnospc). */
 static const struct {
 	const char *name;
 	void (*run)(void);
 } alone[] = {
 	{ "foutside", t_foutside }, { "fstamp", t_fstamp },
+	{ "fnospc", t_fnospc },
 	{ "nstwins", t_nstwins },
 };
 
@@ -757,7 +758,7 @@ static int usage(const char *why)
 		"ftrunc fraw "
 		"fwb "
 		"fredirty fstress heap heapsig callstorm all; foutside fstamp "
-		"nstwins\n", why);
+		"nstwins fnospc\n", why);
 	return 2;
 }
 

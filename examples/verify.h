@@ -76,6 +76,8 @@ void t_bigfork(void);
 void t_ownuffd(void);
 /* verify-mmcalls.c */
 void t_mmcalls(void);
+/* verify-nospc.c */
+void t_fnospc(void);
 /* verify-badptr.c */
 void t_fbadptr(void);
 /* verify-remap.c */

@@ -4,11 +4,11 @@
 # are made in a directory of the test's own on the disk ($TMPDIR or
 # /var/tmp), where O_DIRECT works.
 set -u
-plan=24
+plan=25
 . "$top_srcdir/tests/daemon-lib.sh"
 STREAM="$top_builddir/examples/mmap-stream"
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pager-files.XXXXXX")
-trap '[ -n "${KEEP_LOG:-}" ] && cp "$log" "$KEEP_LOG"; cleanup; rm -rf "$dir"' EXIT
+trap '[ -n "${KEEP_LOG:-}" ] && cp "$log" "$KEEP_LOG"; cleanup; umount "$dir/small" 2>/dev/null; rm -rf "$dir"' EXIT
 
 # ---- whole-file readers: b3sum maps the file --------------------------------
 start_daemon 16M || skip_rest "the daemon did not start: $(tail -3 "$log")"
@@ -48,6 +48,23 @@ check "verify fpages: remap_file_pages rearranges a shared mapping under reclaim
 out=$("$VERIFY" --file "$dir/badptr" fbadptr 2>&1) &&
 	out=$(prun "$VERIFY" --file "$dir/badptr" fbadptr 2>&1)
 check "verify fbadptr: bad offset and iovec pointers to the calls the shim reads get EFAULT, not SIGSEGV, natively and under the pager" $? "$out"
+# A shared mapping larger than its file system (4 MiB of ext4): natively
+# SIGBUS at the write fault that cannot reserve blocks; under the pager
+# the daemon's write-back fails, and msync(MS_SYNC) or fsync must say so.
+mkdir "$dir/small"
+if truncate -s 4M "$dir/small.img" && mkfs.ext4 -q -F "$dir/small.img" 2>/dev/null &&
+   mount -o loop "$dir/small.img" "$dir/small" 2>/dev/null; then
+	"$VERIFY" --mb 8 --file "$dir/small/f" fnospc >/dev/null 2>&1
+	nrc=$?
+	rm -f "$dir/small/f"
+	out=$(prun "$VERIFY" --mb 8 --file "$dir/small/f" fnospc 2>&1)
+	rc=$?
+	check "verify fnospc: 8 MiB written through a mapping onto 4 MiB of disk: an error, never silence (natively status $nrc; $(echo "$out" | grep -m1 'msync'))" \
+		"$([ $rc = 0 ] && echo "$out" | grep -q 'msync No space left on device, fsync No space left'; echo $?)" "$out"
+	umount "$dir/small"
+else
+	skip_one "no loop-mounted ext4 here (needs root, mkfs.ext4 and a loop device)"
+fi
 out=$(prun "$VERIFY" --mb 32 --file "$dir/two" ftwo 2>&1)
 check "verify ftwo: two processes' mappings share one page cache" $? "$out"
 out=$(prun "$VERIFY" --mb 16 --file "$dir/clone" clone 2>&1)

@@ -232,6 +232,8 @@ struct finode {
 	bool demote_asked;	/* the agents were asked (once the
 				 * write-backs landed) */
 	unsigned int wb_inflight;	/* write-backs in flight */
+	int wb_err;		/* errno of the last failed write-back */
+	uint32_t wb_err_seq;	/* failed write-backs, ever (errseq) */
 	struct pgr_drain **drains;	/* waiting for them all to land */
 	size_t nr_drains, cap_drains;
 	bool gone;		/* handed back: found no more, freed once
@@ -315,6 +317,10 @@ struct client {
 	uint64_t swapped;	/* slots referenced by its regions */
 	struct client_stats st;
 	bool rescan;		/* /proc/PID/maps may hold new mappings */
+	struct wb_seen {	/* the write-back errors it was told of */
+		uint32_t ino, gen, seq;
+	} *wb_seen;
+	size_t nr_wb_seen, cap_wb_seen;
 	struct range unlocked;	/* munlocked lately: rescued again at
 				 * the next ticks (pgr_munlock()) */
 	unsigned int unlock_ticks;

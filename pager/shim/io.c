@@ -40,6 +40,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -75,10 +76,15 @@ static bool entry_of_fd(int fd, struct ft_entry *e)
 #define NR_RW()		(shim.ft ? shim.ft->nr_rw : 0)
 #define NR_SEALED()	(shim.ft ? shim.ft->nr_sealed : 0)
 
+/* The last answer's "wberr ERRNO" line (fsync), or 0. */
+static __thread int wberr __attribute__((tls_model("initial-exec")));
+
 static void busy(const char *line, void *arg)
 {
 	if (!strcmp(line, "busy"))
 		*(bool *)arg = true;
+	else if (!strncmp(line, "wberr ", 6))
+		wberr = atoi(line + 6);
 }
 
 /* Ask, again while the daemon says it is busy handing the inode back
@@ -88,6 +94,7 @@ static int ask(const char *what, const struct ft_entry *e,
 {
 	struct timespec ms = { 0, 1000000 };
 
+	wberr = 0;
 	for (int k = 0; k < 10000; k++) {
 		bool b = false;
 		int err = shim_request(busy, &b, "%s %x %x %llx %llx", what,
@@ -403,6 +410,25 @@ static void read_begin(int fd, unsigned long long from, unsigned long long to)
 	errno = saved;
 }
 
+/*
+ * Before fsync, fdatasync: the dirty pages to the file, and a write-back
+ * of them that failed since this process was last told (the kernel's
+ * errseq): its errno, or 0. A failed write-back leaves the kernel's own
+ * error state alone (the daemon's write(2) itself failed), so the
+ * kernel's fsync would not tell it.
+ */
+static int sync_begin(int fd)
+{
+	struct ft_entry e;
+	int saved = errno;
+
+	if (!NR_RW() || !entry_of_fd(fd, &e) || !(e.flags & FT_RW))
+		return 0;
+	ask("fsync", &e, 0, END);
+	errno = saved;
+	return wberr;
+}
+
 ssize_t read(int fd, void *buf, size_t n)
 {
 	ssize_t r;
@@ -475,14 +501,24 @@ ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off_t off,
 
 int fsync(int fd)
 {
-	read_begin(fd, 0, END);
-	return (int)syscall(SYS_fsync, fd);
+	int err = sync_begin(fd), r = (int)syscall(SYS_fsync, fd);
+
+	if (!r && err) {
+		errno = err;
+		return -1;
+	}
+	return r;
 }
 
 int fdatasync(int fd)
 {
-	read_begin(fd, 0, END);
-	return (int)syscall(SYS_fdatasync, fd);
+	int err = sync_begin(fd), r = (int)syscall(SYS_fdatasync, fd);
+
+	if (!r && err) {
+		errno = err;
+		return -1;
+	}
+	return r;
 }
 
 int sync_file_range(int fd, off_t off, off_t n, unsigned int flags)

@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -218,19 +220,32 @@ __attribute__((destructor)) static void shim_fini(void)
 	errno = saved;
 }
 
+static void wb_error(const char *line, void *arg)
+{
+	if (!strncmp(line, "wberr ", 6))
+		*(int *)arg = atoi(line + 6);
+}
+
 /* Dirty pages of a shared file mapping live in the daemon's page cache:
- * msync has it write them to the file. */
+ * msync has it write them to the file. With MS_SYNC, a write-back that
+ * failed since this process was last told is its error, as the
+ * kernel's errseq makes it (ENOSPC, EIO): no store is lost unsaid. */
 int msync(void *addr, size_t len, int flags)
 {
-	int r = (int)syscall(SYS_msync, addr, len, flags);
+	int r = (int)syscall(SYS_msync, addr, len, flags), err = 0;
 
 	if (!r && shim.on && shim.files) {
 		int saved = errno;
 
-		shim_sync_request((flags & MS_SYNC) ? "msync %lx %lx sync" :
-			     "msync %lx %lx", (unsigned long)(uintptr_t)addr,
+		shim_request(wb_error, &err, (flags & MS_SYNC) ?
+			     "msync %lx %lx sync" : "msync %lx %lx",
+			     (unsigned long)(uintptr_t)addr,
 			     (unsigned long)len);
 		errno = saved;
+	}
+	if (err) {
+		errno = err;
+		return -1;
 	}
 	return r;
 }

@@ -53,6 +53,11 @@ void pgr_fwrite_post(struct pgr *p, struct client *c, uint32_t ino,
 		     uint64_t from, uint64_t to);
 /* @c will read (or sync) [from, to) of @ino: dirty pages there go to the
  * file first (@d waits for them); every inode's, if @ino is PGR_NONE. */
+/* file-wb.c: write-back errors told once to each client (errseq):
+ * sample the inode's count when @c maps it; the errno of a failure since
+ * the last check or sample, or 0. */
+void pgr_file_wb_sample(struct pgr *p, struct client *c, uint32_t ino);
+int pgr_file_wb_check(struct pgr *p, struct client *c, uint32_t ino);
 void pgr_fwrite_sync(struct pgr *p, uint32_t ino, uint64_t from,
 		     uint64_t to, struct pgr_drain *d);
 /* @c ends: the writes it had under way are let go. */

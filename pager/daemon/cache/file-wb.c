@@ -118,6 +118,64 @@ static int start_write(struct pgr *p, uint32_t ino, uint64_t pg,
 	return 0;
 }
 
+/*
+ * Write-back errors, as the kernel's errseq: a failed write-back is
+ * recorded in the inode (wb_err, wb_err_seq), and told once to each
+ * client that asks after it, by msync(MS_SYNC) or fsync of the file
+ * (pgr_file_wb_check()); a client's mapping samples the count when it is
+ * made, as an open file does (pgr_file_wb_sample()). A failed write
+ * leaves the page dirty, so it is written again; the error is not lost
+ * meanwhile.
+ */
+static void wb_failed(struct finode *fi, uint64_t pg, int res)
+{
+	/* Logged when it starts or changes: a full disk fails every page. */
+	if (fi->wb_err != -res)
+		pgr_err("write-back of inode %lu page %llu failed: %s (the "
+			"program is told at its msync or fsync; further "
+			"failures of the inode are not logged)",
+			(unsigned long)fi->ino, (unsigned long long)pg,
+			strerror(-res));
+	fi->wb_err = -res;
+	fi->wb_err_seq++;
+}
+
+static struct wb_seen *seen_of(struct pgr *p, struct client *c, uint32_t ino)
+{
+	struct finode *fi = F(p, ino);
+
+	for (size_t k = 0; k < c->nr_wb_seen; k++)
+		if (c->wb_seen[k].ino == ino) {
+			if (c->wb_seen[k].gen != fi->gen)
+				c->wb_seen[k] = (struct wb_seen){ ino,
+							fi->gen, 0 };
+			return &c->wb_seen[k];
+		}
+	pgr_grow(&c->wb_seen, &c->cap_wb_seen, c->nr_wb_seen + 1,
+		 sizeof(*c->wb_seen));
+	c->wb_seen[c->nr_wb_seen] = (struct wb_seen){ ino, fi->gen, 0 };
+	return &c->wb_seen[c->nr_wb_seen++];
+}
+
+void pgr_file_wb_sample(struct pgr *p, struct client *c, uint32_t ino)
+{
+	struct wb_seen *s = seen_of(p, c, ino);
+
+	if (!s->seq)
+		s->seq = F(p, ino)->wb_err_seq;
+}
+
+int pgr_file_wb_check(struct pgr *p, struct client *c, uint32_t ino)
+{
+	struct wb_seen *s = seen_of(p, c, ino);
+	struct finode *fi = F(p, ino);
+
+	if (s->seq == fi->wb_err_seq)
+		return 0;
+	s->seq = fi->wb_err_seq;
+	return fi->wb_err;
+}
+
 void pgr_file_write_done(struct pgr *p, uint64_t arg, int res)
 {
 	uint32_t ino = (uint32_t)(arg >> 40);
@@ -127,9 +185,7 @@ void pgr_file_write_done(struct pgr *p, uint64_t arg, int res)
 	bool ok = res >= 0, again;
 
 	if (!ok)
-		pgr_err("write-back of inode %lu page %llu failed: %s",
-			(unsigned long)fi->ino, (unsigned long long)pg,
-			strerror(-res));
+		wb_failed(fi, pg, res);
 	if (i != PGR_NONE && (p->pages[i].flags & DP_WB)) {
 		struct dpage *d = &p->pages[i];
 
@@ -236,8 +292,6 @@ void pgr_file_flush_now(struct pgr *p, uint32_t ino)
 			continue;
 		err = write_page(fi, pg);
 		if (err)
-			pgr_err("write-back of inode %lu page %llu failed: %s",
-				(unsigned long)fi->ino, (unsigned long long)pg,
-				strerror(-err));
+			wb_failed(fi, pg, err);
 	}
 }

@@ -360,6 +360,8 @@ static int create(struct pgr *p, struct client *c, int fd,
 	if (ino >= p->nr_files_seen)
 		p->nr_files_seen = ino + 1;
 	fi->gen = ++p->file_gen;
+	fi->wb_err = 0;
+	fi->wb_err_seq = 0;
 	fi->dev = st->st_dev;
 	fi->ino = st->st_ino;
 	fi->mtime = st->st_mtim;
@@ -447,6 +449,8 @@ void pgr_file_add_mapper(struct pgr *p, uint32_t rid)
 		 sizeof(*fi->mappers));
 	fi->mappers[fi->nr_mappers++] = rid;
 	pol_inode_get(p->pol, p->regions[rid].inode);
+	pgr_file_wb_sample(p, &p->clients[p->regions[rid].client],
+			   p->regions[rid].inode);
 }
 
 void pgr_file_hide_mapper(struct pgr *p, uint32_t rid)

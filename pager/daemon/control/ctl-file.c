@@ -181,6 +181,7 @@ struct later_ok {
 	struct pgr_drain d;
 	struct conn *conn;
 	bool sync;
+	bool check;		/* tell a write-back error ("wberr N") */
 	unsigned int nr;
 	uint32_t ino[LATER_INODES], gen[LATER_INODES];
 };
@@ -188,12 +189,24 @@ struct later_ok {
 static void later_done(struct pgr *p, struct pgr_drain *d)
 {
 	struct later_ok *l = (struct later_ok *)d;
+	struct client *c = l->check ? pgr_conn_client(l->conn) : NULL;
+	int err = 0;
 
-	for (unsigned int k = 0; l->sync && k < l->nr; k++) {
+	for (unsigned int k = 0; k < l->nr; k++) {
 		struct finode *fi = &p->files[l->ino[k]];
 
-		if (fi->used && fi->gen == l->gen[k] && fi->wfd >= 0)
-			fdatasync(fi->wfd);
+		if (!fi->used || fi->gen != l->gen[k])
+			continue;
+		if (l->sync && fi->wfd >= 0 && fdatasync(fi->wfd) && !err)
+			err = errno;
+		if (c && !err)
+			err = pgr_file_wb_check(p, c, l->ino[k]);
+	}
+	if (err && c) {
+		char line[32];
+
+		snprintf(line, sizeof(line), "wberr %d", err);
+		pgr_conn_send(l->conn, line);
 	}
 	pgr_conn_send(l->conn, "ok");
 	pgr_conn_put(l->conn);
@@ -211,7 +224,9 @@ static struct later_ok *later(struct req *r)
 }
 
 /* msync START LEN [sync]: write back what the client dirtied there (to
- * the disk, with sync: MS_SYNC); answered once written */
+ * the disk, with sync: MS_SYNC); answered once written, after a line
+ * "wberr ERRNO" with sync if a write-back of those files failed since
+ * the client was last told */
 static void cmd_msync(struct req *r)
 {
 	struct client *c = own(r);
@@ -226,7 +241,7 @@ static void cmd_msync(struct req *r)
 	}
 	l = later(r);
 	if (r->argc > 3 && !strcmp(r->argv[3], "sync")) {
-		l->sync = true;
+		l->sync = l->check = true;
 		for (size_t k = 0; k < c->nr_regions && l->nr < LATER_INODES;
 		     k++) {
 			struct region *g = &r->p->regions[c->regions[k]];
@@ -332,7 +347,9 @@ static void cmd_write(struct req *r, bool post)
 	}
 }
 
-/* rsync ID GEN FROM TO | rsync all: dirty pages there to the file */
+/* rsync ID GEN FROM TO | rsync all: dirty pages there to the file;
+ * fsync ID GEN FROM TO: the same, after a line "wberr ERRNO" if a
+ * write-back of the file failed since the client was last told */
 static void cmd_rsync(struct req *r)
 {
 	struct later_ok *l;
@@ -350,6 +367,12 @@ static void cmd_rsync(struct req *r)
 	if ((ino = inode_arg(r, 1, &from, &to)) < 0)
 		return;
 	l = later(r);
+	if (!strcmp(r->argv[0], "fsync")) {
+		l->check = true;
+		l->ino[0] = (uint32_t)ino;
+		l->gen[0] = r->p->files[ino].gen;
+		l->nr = 1;
+	}
 	pgr_fwrite_sync(r->p, (uint32_t)ino, from, to, &l->d);
 	pgr_drain_put(r->p, &l->d);
 }
@@ -385,7 +408,7 @@ bool pgr_ctl_file(struct req *r)
 		cmd_write(r, false);
 	else if (!strcmp(cmd, "wpost"))
 		cmd_write(r, true);
-	else if (!strcmp(cmd, "rsync"))
+	else if (!strcmp(cmd, "rsync") || !strcmp(cmd, "fsync"))
 		cmd_rsync(r);
 	else if (!strcmp(cmd, "demoted"))
 		cmd_demoted(r);

@@ -255,6 +255,9 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 	free(c->pending);
 	free(c->excluded);
 	free(c->parked);
+	free(c->wb_seen);
+	c->wb_seen = NULL;
+	c->nr_wb_seen = c->cap_wb_seen = 0;
 	c->regions = NULL;
 	c->parked = NULL;
 	c->nr_parked = c->cap_parked = 0;
