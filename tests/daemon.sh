@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=62
+plan=65
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -99,6 +99,35 @@ sout=$(echo "$out" | awk '$1 == "pswpout" { print $2 }')
 sin=$(echo "$out" | awk '$1 == "pswpin" { print $2 }')
 check "they were swapped out and in (pswpout $sout, pswpin $sin)" \
 	"$([ "${sout:-0}" -gt 8192 ] && [ "${sin:-0}" -gt 8192 ]; echo $?)"
+
+# ---- the watchdog: a fault held too long is reported ----------------------
+# Its agent stopped, a program's faults wait (nothing can be evicted);
+# past 5 s the daemon says which thread, and pager stat counts it; once
+# the agent goes on, so does the program, every word right.
+reports0=$(stat_of pager_stuck_reports)
+prun "$VERIFY" --mb 32 --passes 30 --seed 7717 passes > "$tmp/wd.out" 2>&1 &
+wd=$!
+sleep 2
+agent=
+for v in $(pgrep -x verify); do
+	if tr '\0' ' ' < "/proc/$v/cmdline" 2>/dev/null | grep -q -- '--seed 7717'; then
+		agent=$(pgrep -P "$(awk '/^PPid/ { print $2 }' "/proc/$v/status")" -x pager-agent)
+		break
+	fi
+done
+[ -n "$agent" ] && kill -STOP $agent
+sleep 9
+stuck=$(stat_of pager_stuck_threads)
+reports=$(($(stat_of pager_stuck_reports) - reports0))
+said=$(grep -c 'watchdog: thread' "$log")
+[ -n "$agent" ] && kill -CONT $agent
+wait $wd
+rc=$?
+check "watchdog: the program's agent stopped 9 s, its wait is reported (pager_stuck_threads $stuck, reports +$reports)" \
+	"$([ -n "$agent" ] && [ "${stuck:-0}" -ge 1 ] && [ "$reports" -ge 1 ]; echo $?)"
+check "and logged with its thread and address ($(grep -m1 'watchdog: thread' "$log" | sed 's/.*watchdog: //'))" \
+	"$([ "${said:-0}" -ge 1 ]; echo $?)"
+check "the agent going on, the program finished, every word right" $rc "$(cat "$tmp/wd.out")"
 
 # ---- the client's memory stays within the budget --------------------------
 # verify_below PID: the process named verify that PID is an ancestor of.

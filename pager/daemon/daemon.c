@@ -153,6 +153,7 @@ static void on_tick(uv_timer_t *t)
 	probe_mm(p);
 	if (++p->ticks % 10 == 0)
 		pgr_bufs_trim(p);	/* what was idle for a second */
+	pgr_watchdog_tick(p);
 	pgr_psi_tick(p);
 	pgr_cpu_latency_tick(p);
 	pgr_kill_store_lost(p);

@@ -276,6 +276,24 @@ struct client_stats {
 	uint64_t armed;		/* pages armed by the scanner */
 };
 
+/* A fault the daemon parked lately (core/watchdog.c names it). */
+#define PGR_HELD	16
+struct held_fault {
+	pid_t tid;
+	uint64_t addr;
+	bool wp;
+};
+
+/* A client thread at the watchdog's last look. */
+struct wd_thread {
+	pid_t tid;
+	char state;
+	bool waiting;		/* asleep in handle_userfault */
+	bool reported;
+	uint64_t faults, cpu;	/* minflt + majflt, utime + stime */
+	double since;		/* waiting since (pgr_now()) */
+};
+
 struct client {
 	bool used;
 	pid_t pid;
@@ -317,6 +335,10 @@ struct client {
 	uint64_t swapped;	/* slots referenced by its regions */
 	struct client_stats st;
 	bool rescan;		/* /proc/PID/maps may hold new mappings */
+	struct held_fault held[PGR_HELD];	/* ring, the last parked */
+	unsigned int nr_held;
+	struct wd_thread *wd;	/* its threads at the watchdog's look */
+	size_t nr_wd;
 	struct wb_seen {	/* the write-back errors it was told of */
 		uint32_t ino, gen, seq;
 	} *wb_seen;
@@ -400,6 +422,9 @@ struct pgr {
 					 * for a program's own userfaultfd
 					 * (handback.c), ever */
 	uint64_t handback_ranges;	/* and the ranges, ever */
+	unsigned int stuck_threads;	/* waiting on the pager past the
+					 * watchdog's limit now */
+	uint64_t stuck_reports;		/* such waits reported, ever */
 	uint64_t pgforeign;	/* pages found present in a mapping
 				 * adopted with none free: the kernel's, not
 				 * charged (adopt.c), ever */

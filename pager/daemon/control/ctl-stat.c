@@ -79,6 +79,9 @@ static void cmd_stat(struct req *r)
 		      (unsigned long long)p->zero_outside);
 		reply(r, "pager_pages_vanished %llu",
 		      (unsigned long long)p->pages_vanished);
+		reply(r, "pager_stuck_threads %u", p->stuck_threads);
+		reply(r, "pager_stuck_reports %llu",
+		      (unsigned long long)p->stuck_reports);
 		reply(r, "pager_handback_pages %llu",
 		      (unsigned long long)p->handback_pages);
 		reply(r, "pager_handback_ranges %llu",

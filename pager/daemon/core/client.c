@@ -257,6 +257,10 @@ void pgr_client_gone(struct pgr *p, struct client *c, const char *why)
 	free(c->parked);
 	free(c->wb_seen);
 	c->wb_seen = NULL;
+	free(c->wd);
+	c->wd = NULL;
+	c->nr_wd = 0;
+	c->nr_held = 0;
 	c->nr_wb_seen = c->cap_wb_seen = 0;
 	c->regions = NULL;
 	c->parked = NULL;

@@ -231,6 +231,10 @@ uint32_t pgr_region_file_page(struct pgr *p, const struct region *r,
 			      uint32_t off);
 /* The ticks' second and third rescue of what munlock named. */
 void pgr_munlock_tick(struct pgr *p);
+/* watchdog.c: a fault of thread @tid parked at @addr (for the report);
+ * the look at every client's threads, once a second of ticks. */
+void pgr_watchdog_held(struct client *c, pid_t tid, uint64_t addr, bool wp);
+void pgr_watchdog_tick(struct pgr *p);
 /* handback.c: give [start, end) of @c back to the kernel (its own
  * userfaultfd registers it): 0 done; -EAGAIN with *@busy pages in swap
  * or in flight, the first @cap of their addresses in @at (the shim

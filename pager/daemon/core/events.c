@@ -235,6 +235,9 @@ static void handle(struct pgr *p, struct client *c, const struct uffd_msg *m)
 		s = pgr_fault(p, c, addr, write, wp);
 		if (s == PGR_RETRY || s == PGR_NOMEM)
 			pgr_defer(p, c, addr, write, wp, s);
+		else if (s == PGR_PARKED)
+			pgr_watchdog_held(c, (pid_t)m->arg.pagefault.feat.ptid,
+					  addr, wp);
 		if (how == PAIR_SERVE_TELL && s == PGR_SERVED)
 			tell(p, c, &t, addr, wp);
 		break;
