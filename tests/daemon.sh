@@ -6,7 +6,7 @@
 # Budgets are 4x smaller than the working sets, with swap, so every test
 # evicts and swaps; outputs are compared with native runs.
 set -u
-plan=65
+plan=66
 . "$top_srcdir/tests/daemon-lib.sh"
 
 # ---- a shell script, pipelines, exec'd programs ---------------------------
@@ -99,6 +99,40 @@ sout=$(echo "$out" | awk '$1 == "pswpout" { print $2 }')
 sin=$(echo "$out" | awk '$1 == "pswpin" { print $2 }')
 check "they were swapped out and in (pswpout $sout, pswpin $sin)" \
 	"$([ "${sout:-0}" -gt 8192 ] && [ "${sin:-0}" -gt 8192 ]; echo $?)"
+
+# ---- a program that leaves its cgroup can remove it -----------------------
+# Started in a child memory cgroup (v1) by its shell, it moves itself out
+# and removes the group: its agent, started in the group at the exec,
+# must follow it out, or rmdir says EBUSY.
+cg=/sys/fs/cgroup/memory
+if [ -w "$cg/cgroup.procs" ]; then
+	cat > "$tmp/cgout.py" <<'PY'
+import os, sys
+g = sys.argv[1]
+x = bytearray(32 << 20)
+for i in range(0, len(x), 4096):
+    x[i] = 1
+open(sys.argv[2] + "/cgroup.procs", "w").write(str(os.getpid()))
+print("left in the group:", len(open(g + "/cgroup.procs").read().split()))
+try:
+    os.rmdir(g)
+    print("removed")
+except OSError as e:
+    print("rmdir:", e.strerror)
+PY
+	g="$cg/pager-test.$$"
+	home="$cg$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)"
+	mkdir "$g"
+	native=$(sh -c "echo \$\$ > $g/cgroup.procs; exec python3 $tmp/cgout.py $g $home" 2>&1)
+	rmdir "$g" 2>/dev/null
+	mkdir "$g"
+	out=$(prun sh -c "echo \$\$ > $g/cgroup.procs; exec python3 $tmp/cgout.py $g $home" 2>&1)
+	rmdir "$g" 2>/dev/null
+	check "a program moved out of its memory cgroup removes it, as natively ($(echo $out))" \
+		"$([ "$out" = "$native" ] && echo "$out" | grep -qx removed; echo $?)" "$out / $native"
+else
+	skip_one "no writable cgroup v1 memory controller at $cg"
+fi
 
 # ---- the watchdog: a fault held too long is reported ----------------------
 # Its agent stopped, a program's faults wait (nothing can be evicted);

@@ -254,6 +254,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	write_begin(&w, fd, END, END);
 	r = syscall(SYS_write, fd, buf, n, 0, 0, mark());
 	write_end_here(&w, r);
+	shim_cgroup_wrote(fd, buf, n, r);
 	return r == (ssize_t)n ? r :
 	       shim_self_mem(fd, (void *)buf, n, -1, true, r);
 }
@@ -680,7 +681,10 @@ static int do_open(int dir, const char *path, int flags, mode_t mode)
 
 	open_begin(dir, path, flags);
 	fd = (int)syscall(SYS_openat, dir, path, flags, mode);
-	shim_note_open(path, fd);
+	if (fd >= 0 && path) {	/* files some calls look at after */
+		shim_procmem_note(path);
+		shim_cgroup_note(path);
+	}
 	open_end(fd, flags);
 	if (writes(flags))
 		std_check(fd);

@@ -31,12 +31,12 @@
 
 static bool opened;	/* a /proc/.../mem was opened */
 
-void shim_note_open(const char *path, int fd)
+void shim_procmem_note(const char *path)
 {
 	size_t n;
 
-	if (fd >= 0 && path && !strncmp(path, "/proc/", 6) &&
-	    (n = strlen(path)) > 10 && !strcmp(path + n - 4, "/mem"))
+	if (!strncmp(path, "/proc/", 6) && (n = strlen(path)) > 10 &&
+	    !strcmp(path + n - 4, "/mem"))
 		opened = true;
 }
 

@@ -68,8 +68,13 @@ int shim_request(void (*each)(const char *s, void *arg), void *arg,
  * (errno kept when nothing more was done). */
 ssize_t shim_self_mem(int fd, void *buf, size_t n, long long off, bool write,
 		      ssize_t r);
-/* An open of @path gave @fd: remembers one of a /proc/.../mem. */
-void shim_note_open(const char *path, int fd);
+/* An open of @path succeeded: remembers one of a /proc/.../mem. */
+void shim_procmem_note(const char *path);
+/* cgroup.c: an open of a cgroup.procs or tasks file (@path); a write of
+ * @n bytes to @fd that returned @r: if it moved this process to another
+ * cgroup, the agent follows. */
+void shim_cgroup_note(const char *path);
+void shim_cgroup_wrote(int fd, const void *buf, size_t n, ssize_t r);
 
 /* Is this thread inside shim_request() (a signal handler's call)? */
 bool shim_in_request(void);
