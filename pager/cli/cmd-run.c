@@ -118,11 +118,13 @@ static int add_write_rules(scmp_filter_ctx ctx)
 }
 
 /* madvise(MADV_NORMAL, _RANDOM, _SEQUENTIAL): the mapping's recency, which
- * the policy must know (vma_has_recency()); other advice is not asked. */
+ * the policy must know (vma_has_recency()); MADV_GUARD_INSTALL, which
+ * zaps pages with no userfaultfd event; other advice is not asked. */
 static int add_advice_rules(scmp_filter_ctx ctx)
 {
 	static const int advice[] = { MADV_NORMAL, MADV_RANDOM,
-				      MADV_SEQUENTIAL };
+				      MADV_SEQUENTIAL,
+				      PGR_MADV_GUARD_INSTALL };
 
 	for (size_t k = 0; k < sizeof(advice) / sizeof(advice[0]); k++)
 		if (seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(madvise), 1,

@@ -242,6 +242,12 @@ void pgr_watchdog_tick(struct pgr *p);
  * from the unregistration. */
 int pgr_hand_back(struct pgr *p, struct client *c, uint64_t start,
 		  uint64_t end, uint64_t *busy, uint64_t *at, size_t cap);
+/* madvise(MADV_GUARD_INSTALL) of [start, end), heard as the call starts:
+ * the kernel zaps the pages with no userfaultfd event, so they are
+ * discarded here as a REMOVE event would (a guard removed later reads
+ * zeros), unless a page there is mlocked (the kernel refuses the call). */
+void pgr_guard_install(struct pgr *p, struct client *c, uint64_t start,
+		       uint64_t end);
 /* Forget [start, end) of @c's regions: pages freed, slots dropped. */
 void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t end, bool unmapped);

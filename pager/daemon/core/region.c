@@ -252,6 +252,33 @@ static void rescue(struct pgr *p, struct client *c, uint64_t start,
 	}
 }
 
+void pgr_guard_install(struct pgr *p, struct client *c, uint64_t start,
+		       uint64_t end)
+{
+	for (size_t k = pgr_region_after(p, c, start); k < c->nr_regions;
+	     k++) {
+		const struct region *r = &p->regions[c->regions[k]];
+		uint64_t lo = r->start > start ? r->start : start;
+		uint64_t hi = r->end < end ? r->end : end;
+
+		if (r->start >= end)
+			break;
+		if (region_is_file(r))
+			return;		/* the kernel's EINVAL */
+		for (uint64_t a = lo; a < hi && r->filled; a += PGR_PAGE) {
+			uint64_t s = r->slot[(a - r->start) / PGR_PAGE];
+
+			if (sl_tag(s) == SL_PAGE &&
+			    (pol_page(p->pol, sl_page(s))->flags &
+			     POL_PG_MLOCKED))
+				return;	/* VM_LOCKED: EINVAL */
+		}
+	}
+	pgr_dbg("guard install 0x%llx-0x%llx of %d: its pages discarded",
+		(unsigned long long)start, (unsigned long long)end, c->pid);
+	pgr_discard(p, c, start, end, false);
+}
+
 uint32_t pgr_region_file_page(struct pgr *p, const struct region *r,
 			      uint32_t off)
 {

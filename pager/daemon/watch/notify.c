@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../../lib/compat.h"
 #include "../../lib/ftable.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
@@ -219,7 +220,10 @@ static void advise(struct pgr *p, struct client *c,
 
 	if (!c || !c->conn || (start & (PGR_PAGE - 1)) || end <= start)
 		return;
-	pgr_advise(p, c, start, end, (int)req->data.args[2]);
+	if ((int)req->data.args[2] == PGR_MADV_GUARD_INSTALL)
+		pgr_guard_install(p, c, start, end);
+	else
+		pgr_advise(p, c, start, end, (int)req->data.args[2]);
 }
 
 /*
