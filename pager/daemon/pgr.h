@@ -185,6 +185,14 @@ static inline bool region_is_file(const struct region *r)
 	return r->inode != PGR_NONE;
 }
 
+/* Must a walk of @r's pages look at its slots? Not an anon region none
+ * of whose slots was ever written (filled); a file region's pages are
+ * the inode's, whatever its slots say. */
+static inline bool region_walked(const struct region *r)
+{
+	return r->filled || region_is_file(r);
+}
+
 /* vma_has_recency(): references through a mapping advised sequential
  * or random do not count, and its faults are not "in fault" for MGLRU. */
 static inline bool region_has_recency(const struct region *r)

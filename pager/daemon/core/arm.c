@@ -283,8 +283,8 @@ static void settle(struct pgr *p, struct client *c, struct region *r,
 	if (sl_tag(s) == SL_EMPTY && (s & SL_ARMING)) {
 		/* A file page: unmapped here if madvise happened. */
 		*slot = (s & (SL_RM1 | SL_RM2)) ? SL_EMPTY : SL_FMAPPED;
-		i = pgr_region_file_page(p, r, off);
-		if (*slot == SL_FMAPPED && (s & SL_LOCKED) && i != PGR_NONE)
+		if (*slot == SL_FMAPPED && (s & SL_LOCKED) &&
+		    (i = pgr_region_file_page(p, r, off)) != PGR_NONE)
 			pol_page_mlock(p->pol, i, true);
 		return;
 	}

@@ -219,15 +219,19 @@ void pgr_advise(struct pgr *p, struct client *c, uint64_t start,
 }
 
 /*
- * munlock_folio() of every mlocked page of @c in [start, end). The
- * pages became mlocked when the agent found their mapping VM_LOCKED
- * (its madvise refused, arm.c's settle()), as the kernel's reclaim finds
- * it in its rmap walk; so a program's mlock needs no notice, its
- * munlock does.
+ * The mlocked pages of @c in [start, end), anon or file: whether there is
+ * one; with @unlock each gets munlock_folio(). The pages became mlocked
+ * when the agent found their mapping VM_LOCKED (its madvise refused,
+ * arm.c's settle()), as the kernel's reclaim finds it in its rmap walk;
+ * so a program's mlock needs no notice, its munlock does. A file page
+ * another mapping still locks is culled again by the next reclaim that
+ * meets it.
  */
-static void rescue(struct pgr *p, struct client *c, uint64_t start,
-		   uint64_t end)
+static bool mlocked_in(struct pgr *p, struct client *c, uint64_t start,
+		       uint64_t end, bool unlock)
 {
+	bool found = false;
+
 	for (size_t k = pgr_region_after(p, c, start); k < c->nr_regions;
 	     k++) {
 		const struct region *r = &p->regions[c->regions[k]];
@@ -236,44 +240,34 @@ static void rescue(struct pgr *p, struct client *c, uint64_t start,
 
 		if (r->start >= end)
 			break;
-		for (uint64_t a = lo; a < hi && (r->filled || region_is_file(r));
+		for (uint64_t a = lo; a < hi && region_walked(r);
 		     a += PGR_PAGE) {
 			uint32_t off = (uint32_t)((a - r->start) / PGR_PAGE);
 			uint64_t s = r->slot[off];
 			uint32_t i = sl_tag(s) == SL_PAGE ? sl_page(s) :
 				     pgr_region_file_page(p, r, off);
 
-			/* A file page another mapping still locks is
-			 * culled again by the next reclaim that meets it. */
-			if (i != PGR_NONE &&
-			    (pol_page(p->pol, i)->flags & POL_PG_MLOCKED))
-				pol_page_mlock(p->pol, i, false);
+			if (i == PGR_NONE ||
+			    !(pol_page(p->pol, i)->flags & POL_PG_MLOCKED))
+				continue;
+			if (!unlock)
+				return true;
+			pol_page_mlock(p->pol, i, false);
+			found = true;
 		}
 	}
+	return found;
 }
 
 void pgr_guard_install(struct pgr *p, struct client *c, uint64_t start,
 		       uint64_t end)
 {
-	for (size_t k = pgr_region_after(p, c, start); k < c->nr_regions;
-	     k++) {
-		const struct region *r = &p->regions[c->regions[k]];
-		uint64_t lo = r->start > start ? r->start : start;
-		uint64_t hi = r->end < end ? r->end : end;
-
-		if (r->start >= end)
-			break;
-		if (region_is_file(r))
+	for (size_t k = pgr_region_after(p, c, start); k < c->nr_regions &&
+	     p->regions[c->regions[k]].start < end; k++)
+		if (region_is_file(&p->regions[c->regions[k]]))
 			return;		/* the kernel's EINVAL */
-		for (uint64_t a = lo; a < hi && r->filled; a += PGR_PAGE) {
-			uint64_t s = r->slot[(a - r->start) / PGR_PAGE];
-
-			if (sl_tag(s) == SL_PAGE &&
-			    (pol_page(p->pol, sl_page(s))->flags &
-			     POL_PG_MLOCKED))
-				return;	/* VM_LOCKED: EINVAL */
-		}
-	}
+	if (mlocked_in(p, c, start, end, false))
+		return;			/* VM_LOCKED: EINVAL */
 	pgr_dbg("guard install 0x%llx-0x%llx of %d: its pages discarded",
 		(unsigned long long)start, (unsigned long long)end, c->pid);
 	pgr_discard(p, c, start, end, false);
@@ -293,7 +287,7 @@ uint32_t pgr_region_file_page(struct pgr *p, const struct region *r,
 void pgr_munlock(struct pgr *p, struct client *c, uint64_t start,
 		 uint64_t end)
 {
-	rescue(p, c, start, end);
+	mlocked_in(p, c, start, end, true);
 	if (c->unlock_ticks) {
 		start = start < c->unlocked.start ? start : c->unlocked.start;
 		end = end > c->unlocked.end ? end : c->unlocked.end;
@@ -310,7 +304,7 @@ void pgr_munlock_tick(struct pgr *p)
 		if (!c->used || !c->unlock_ticks)
 			continue;
 		c->unlock_ticks--;
-		rescue(p, c, c->unlocked.start, c->unlocked.end);
+		mlocked_in(p, c, c->unlocked.start, c->unlocked.end, true);
 	}
 }
 
@@ -461,8 +455,7 @@ void pgr_discard(struct pgr *p, struct client *c, uint64_t start,
 			k++;
 			continue;
 		}
-		for (uint64_t a = s; a < e && (r->filled || region_is_file(r));
-		     a += PGR_PAGE) {
+		for (uint64_t a = s; a < e && region_walked(r); a += PGR_PAGE) {
 			uint32_t off = (uint32_t)((a - r->start) / PGR_PAGE);
 			uint64_t v = r->slot[off];
 
@@ -510,8 +503,8 @@ void pgr_region_drop_all(struct pgr *p, struct client *c)
 		if (region_is_file(r) && (r->rflags & R_SHARED))
 			pgr_file_flush(p, r->inode, r->pgoff,
 				       r->pgoff + region_pages(r), id);
-		for (uint32_t o = 0; o < region_pages(r) &&
-				    (r->filled || region_is_file(r)); o++) {
+		for (uint32_t o = 0; o < region_pages(r) && region_walked(r);
+		     o++) {
 			if (region_is_file(r))
 				pgr_file_zap(p, id, o);
 			drop_slot(p, c, r, o);
